@@ -1,0 +1,23 @@
+# slmbench: trials → raw JSONL → tidy tables → statistics → figures → paper/main.pdf
+# `snakemake paper` rebuilds the paper from committed raw data (never reruns models);
+# `snakemake trials` runs the shards that config.yaml plans and that are not yet recorded.
+from snakemake.utils import min_version
+
+min_version("8.0")
+
+
+configfile: "config.yaml"
+
+
+include: "code/rules/common.smk"
+include: "code/rules/trials.smk"
+include: "code/rules/tidy.smk"
+include: "code/rules/analysis.smk"
+include: "code/rules/figures.smk"
+include: "code/rules/paper.smk"
+
+
+rule paper:
+    default_target: True
+    input:
+        "paper/main.pdf",

@@ -1,0 +1,37 @@
+"""Model backends behind one Protocol, registered by name (llamacpp, ollama, scripted)."""
+
+from slmbench.backends.base import (
+    Backend,
+    BackendError,
+    GenerationOptions,
+    Message,
+    ModelReply,
+    backend_names,
+    create_backend,
+    register_backend,
+)
+
+__all__ = [
+    "Backend",
+    "BackendError",
+    "GenerationOptions",
+    "Message",
+    "ModelReply",
+    "backend_names",
+    "create_backend",
+    "load_backends",
+    "register_backend",
+]
+
+
+def load_backends() -> None:
+    """Import the backend modules so that they register themselves."""
+    import importlib
+
+    for module in ("llamacpp_backend", "ollama_backend", "scripted_backend"):
+        try:
+            importlib.import_module(f"slmbench.backends.{module}")
+        except ModuleNotFoundError as exc:  # an optional dependency is missing
+            if not exc.name or not exc.name.startswith("slmbench"):
+                continue
+            raise

@@ -1,0 +1,96 @@
+"""The model-backend seam: one Protocol, a registry by name, and the shapes that cross it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+Message = dict[str, Any]
+"""A chat message: ``{"role": "system"|"user"|"assistant"|"tool", "content": str, ...}``."""
+
+
+@dataclass(frozen=True)
+class GenerationOptions:
+    """Sampling and length options for one model call."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    max_tokens: int = 256
+    stop: tuple[str, ...] = ()
+    logprobs: bool = False
+
+
+@dataclass
+class ModelReply:
+    """What a backend returned for one call: the raw text and its costs."""
+
+    text: str
+    native_tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    latency_s: float = 0.0
+    finish_reason: str = ""
+    logprobs: list[float] | None = None
+
+
+class BackendError(RuntimeError):
+    """The infrastructure failed (server down, model will not load): never a model failure."""
+
+
+class ContextOverflow(BackendError):
+    """The conversation no longer fits in the context window: a limit of the run (like the clock), not a crash."""
+
+    def __init__(self, prompt_tokens: int, max_tokens: int, n_ctx: int) -> None:
+        super().__init__(f"prompt of {prompt_tokens} tokens + {max_tokens} to generate exceeds n_ctx={n_ctx}")
+        self.prompt_tokens = prompt_tokens
+        self.n_ctx = n_ctx
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A served or embedded chat model."""
+
+    name: str
+
+    def chat(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, options: GenerationOptions
+    ) -> ModelReply:
+        """Answer a conversation; ``tools`` are OpenAI-style function schemas or None."""
+        ...
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Identity of what is served: weights hash or digest, quantisation, n_ctx, versions."""
+        ...
+
+    def close(self) -> None:
+        """Free the model."""
+        ...
+
+
+BackendFactory = Callable[..., Backend]
+_REGISTRY: dict[str, BackendFactory] = {}
+
+
+def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
+    """Class decorator that registers a backend factory under ``name``."""
+
+    def wrap(factory: BackendFactory) -> BackendFactory:
+        _REGISTRY[name] = factory
+        return factory
+
+    return wrap
+
+
+def backend_names() -> list[str]:
+    """Names of the registered backends."""
+    return sorted(_REGISTRY)
+
+
+def create_backend(name: str, **kwargs: Any) -> Backend:
+    """Instantiate the backend registered as ``name``."""
+    if name not in _REGISTRY:
+        raise BackendError(f"unknown backend {name!r}; known: {', '.join(backend_names())}")
+    return _REGISTRY[name](**kwargs)

@@ -1,0 +1,182 @@
+"""The embedded default backend: llama-cpp-python in-process on the CPU.
+
+One loaded model per process (a module-level cache); the conversation's prompt is rendered with the GGUF's own
+chat template (or a documented plain format for base models) and tokenised here, so the KV cache of the
+previous turn is reused for the shared prefix (llama.cpp's prefix matching) and the reuse is measured.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from slmbench.backends.base import (
+    BackendError,
+    ContextOverflow,
+    GenerationOptions,
+    Message,
+    ModelReply,
+    register_backend,
+)
+
+log = logging.getLogger(__name__)
+
+PLAIN_FORMAT_DOC = """Plain chat format for base models (no chat template): each message becomes a block
+'<Role>: <content>' separated by blank lines (System, User, Assistant, Tool), and the prompt ends with
+'Assistant:'. Generation stops at a new '\\nUser:' or '\\nTool:' block."""
+
+_PLAIN_ROLES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
+_PLAIN_STOPS = ("\nUser:", "\nTool:", "\nSystem:")
+
+
+def render_plain(messages: list[Message]) -> str:
+    """Render messages in the plain format described in ``PLAIN_FORMAT_DOC``."""
+    blocks = [f"{_PLAIN_ROLES.get(m['role'], m['role'].title())}: {m.get('content') or ''}" for m in messages]
+    return "\n\n".join(blocks) + "\n\nAssistant:"
+
+
+@dataclass(frozen=True)
+class _LoadKey:
+    path: str
+    n_ctx: int
+    n_threads: int
+    logits_all: bool
+
+
+_LOADED: dict[_LoadKey, Any] = {}
+
+
+def _load(key: _LoadKey) -> Any:
+    """Load a model once per process; a different model replaces the previous one."""
+    if key in _LOADED:
+        return _LOADED[key]
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise BackendError("llama-cpp-python is not installed: run `make setup`") from exc
+    for old in list(_LOADED):
+        _LOADED.pop(old).close()
+    if not Path(key.path).exists():
+        raise BackendError(f"model file {key.path} is missing: run `slmbench models fetch`")
+    try:
+        llm = Llama(
+            model_path=key.path,
+            n_ctx=key.n_ctx,
+            n_threads=key.n_threads,
+            n_threads_batch=key.n_threads,
+            logits_all=key.logits_all,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise BackendError(f"llama.cpp could not load {key.path}: {exc}") from exc
+    _LOADED[key] = llm
+    return llm
+
+
+@register_backend("llamacpp")
+class LlamaCppBackend:
+    """A GGUF model served in-process by llama-cpp-python."""
+
+    name = "llamacpp"
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        chat_format: str | None = None,
+        logits_all: bool = False,
+        model_id: str = "",
+        extra_fingerprint: dict[str, Any] | None = None,
+    ) -> None:
+        self.model_id = model_id or Path(model_path).stem
+        self._key = _LoadKey(str(model_path), n_ctx, n_threads or os.cpu_count() or 1, logits_all)
+        self._llm = _load(self._key)
+        self._chat_format = chat_format
+        self._formatter: Any = None
+        self._extra = extra_fingerprint or {}
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if chat_format is None:
+            if not template:
+                raise BackendError(
+                    f"{model_path} has no chat template; set chat_format: plain for a base model"
+                )
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", errors="ignore")
+            bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", errors="ignore")
+            self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        self.supports_native_tools = bool(template and "tools" in template and chat_format is None)
+
+    def render(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> tuple[str, list[str]]:
+        """The exact prompt text and stop strings for a conversation."""
+        if self._formatter is None:
+            return render_plain(messages), list(_PLAIN_STOPS)
+        response = self._formatter(messages=messages, tools=tools if self.supports_native_tools else None)
+        return response.prompt, [s for s in (response.stop or []) if s]
+
+    def chat(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, options: GenerationOptions
+    ) -> ModelReply:
+        """Generate the assistant's next message, reusing the KV cache of the shared prompt prefix."""
+        prompt, stops = self.render(messages, tools)
+        llm = self._llm
+        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=self._formatter is None, special=True)
+        if len(tokens) + options.max_tokens > self._key.n_ctx:
+            raise ContextOverflow(len(tokens), options.max_tokens, self._key.n_ctx)
+        cached = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
+        started = time.perf_counter()
+        out = llm.create_completion(
+            tokens,
+            max_tokens=options.max_tokens,
+            temperature=options.temperature,
+            top_p=options.top_p,
+            seed=options.seed,
+            stop=[*stops, *options.stop],
+            logprobs=1 if options.logprobs and self._key.logits_all else None,
+        )
+        latency = time.perf_counter() - started
+        choice = out["choices"][0]  # type: ignore[index]
+        usage = out.get("usage", {})  # type: ignore[union-attr]
+        token_logprobs = None
+        if choice.get("logprobs"):
+            token_logprobs = [
+                float(x) for x in choice["logprobs"].get("token_logprobs") or [] if x is not None
+            ]
+        return ModelReply(
+            text=choice.get("text", ""),
+            prompt_tokens=int(usage.get("prompt_tokens", len(tokens))),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            cached_tokens=int(cached),
+            latency_s=latency,
+            finish_reason=str(choice.get("finish_reason") or ""),
+            logprobs=token_logprobs,
+        )
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Backend identity for every trial record."""
+        import llama_cpp
+
+        return {
+            "backend": self.name,
+            "backend_version": llama_cpp.__version__,
+            "model_id": self.model_id,
+            "weights_path": self._key.path,
+            "n_ctx": self._llm.n_ctx(),
+            "n_threads": self._key.n_threads,
+            "chat_format": self._chat_format or "gguf-template",
+            "native_tools": self.supports_native_tools,
+            "cpu": platform.processor() or platform.machine(),
+            **self._extra,
+        }
+
+    def close(self) -> None:
+        """Free the model if this backend loaded it."""
+        llm = _LOADED.pop(self._key, None)
+        if llm is not None:
+            llm.close()

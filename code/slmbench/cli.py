@@ -1,0 +1,50 @@
+"""The ``slmbench`` command line: every pipeline step is one subcommand (``slmbench --help``)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+import click
+
+# subcommand name -> "module:attribute" of a click command; imported only when used, so --help stays fast.
+_COMMANDS: dict[str, str] = {
+    "models": "slmbench.models.cli:models",
+    "run": "slmbench.harness.cli:run",
+    "replay": "slmbench.harness.cli:replay",
+    "tasks": "slmbench.tasks.cli:tasks",
+    "tidy": "slmbench.tidy:tidy",
+    "import-external": "slmbench.importers.cli:import_external",
+    "analyze": "slmbench.analysis.cli:analyze",
+    "macros": "slmbench.analysis.cli:macros",
+    "numbers": "slmbench.analysis.cli:numbers",
+    "audit": "slmbench.analysis.cli:audit",
+    "verify": "slmbench.analysis.cli:verify",
+    "figure": "slmbench.figures.cli:figure",
+    "table": "slmbench.figures.cli:table",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup)
+@click.option("-v", "--verbose", is_flag=True, help="Log debug messages.")
+def main(verbose: bool) -> None:
+    """slmbench: run agent trials on small models, analyse them, build the paper."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )

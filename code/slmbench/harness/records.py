@@ -1,0 +1,151 @@
+"""Versioned trial records: the events of one trial and its end, as validated pydantic models.
+
+One trial is one JSON line in a shard file. ``TrialRecord.model_validate_json`` is the loader's check.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from slmbench import SCHEMA_VERSION
+
+Outcome = Literal["success", "failure", "infra_error"]
+FailureClass = Literal["no_tool_call", "transport", "clock", "capability"]
+ParserMode = Literal["strict", "repaired"]
+Scaffold = Literal["native", "react"]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    t: float = Field(description="seconds since the trial started")
+
+
+class ModelRequest(_Event):
+    type: Literal["model_request"] = "model_request"
+    turn: int
+    prompt_sha256: str
+    n_messages: int
+    options: dict[str, Any]
+
+
+class ModelResponse(_Event):
+    type: Literal["model_response"] = "model_response"
+    turn: int
+    raw_text: str
+    native_tool_calls: list[dict[str, Any]] = []
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    latency_s: float = 0.0
+    finish_reason: str = ""
+    logprobs: list[float] | None = None
+
+
+class ToolCallEvent(_Event):
+    type: Literal["tool_call"] = "tool_call"
+    turn: int
+    call_id: str
+    name: str
+    arguments: Any = Field(description="the arguments exactly as the model sent them")
+    raw_span: str
+    surface: str = Field(description="how the call was written: native, json, fenced_json, tool_call_tag, react...")
+    parser_mode: ParserMode
+    repairs: list[str] = []
+    repaired_arguments: dict[str, Any] | None = None
+
+
+class RefusalEvent(_Event):
+    type: Literal["refusal"] = "refusal"
+    turn: int
+    code: str
+    reason: str
+    name: str | None = None
+    arguments: Any = None
+    raw_span: str = ""
+
+
+class ToolResultEvent(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    turn: int
+    call_id: str
+    name: str
+    ok: bool
+    content: Any = None
+    error: str = ""
+
+
+class FaultEvent(_Event):
+    type: Literal["fault"] = "fault"
+    turn: int
+    call_id: str
+    tool: str
+    kind: str
+
+
+class FinalAnswerEvent(_Event):
+    type: Literal["final_answer"] = "final_answer"
+    turn: int
+    text: str
+
+
+class EndEvent(_Event):
+    type: Literal["end"] = "end"
+    outcome: Outcome
+    failure_class: FailureClass | None = None
+    failure_class_clock_first: FailureClass | None = None
+    stop_reason: str
+    turns: int
+    wall_s: float
+    peak_rss_mb: float
+    error: str = ""
+
+
+Event = Annotated[
+    ModelRequest
+    | ModelResponse
+    | ToolCallEvent
+    | RefusalEvent
+    | ToolResultEvent
+    | FaultEvent
+    | FinalAnswerEvent
+    | EndEvent,
+    Field(discriminator="type"),
+]
+
+
+class CheckResult(BaseModel):
+    """How the task's check judged the trial: pass/fail, partial credit, and each criterion."""
+
+    model_config = ConfigDict(extra="forbid")
+    passed: bool
+    partial: float = Field(ge=0.0, le=1.0)
+    criteria: list[dict[str, Any]] = []
+
+
+class TrialRecord(BaseModel):
+    """One trial: which model did which task how, every event, the check and the fingerprint."""
+
+    model_config = ConfigDict(extra="forbid")
+    schema_version: str = SCHEMA_VERSION
+    trial_id: str
+    study: str
+    suite: str
+    task_id: str
+    group: str
+    variant: str = "original"
+    model: str
+    temperature: float
+    seed: int
+    repeat: int
+    scaffold: Scaffold
+    parser_mode: ParserMode
+    started_at: str
+    events: list[Event]
+    check: CheckResult | None
+    outcome: Outcome
+    failure_class: FailureClass | None
+    failure_class_clock_first: FailureClass | None
+    fingerprint: dict[str, Any]
+    provenance: dict[str, Any] = {}

@@ -1,0 +1,1 @@
+"""Model registry, weights fetching and verification."""

