@@ -50,7 +50,9 @@ class ToolCallEvent(_Event):
     name: str
     arguments: Any = Field(description="the arguments exactly as the model sent them")
     raw_span: str
-    surface: str = Field(description="how the call was written: native, json, fenced_json, tool_call_tag, react...")
+    surface: str = Field(
+        description="how the call was written: native, json, fenced_json, tool_call_tag, react..."
+    )
     parser_mode: ParserMode
     repairs: list[str] = []
     repaired_arguments: dict[str, Any] | None = None

@@ -12,7 +12,9 @@ from slmbench.models.weights import WeightsError, fetch, gguf_metadata, verify, 
 
 @click.group(invoke_without_command=True)
 @click.option("--config", "config_path", default="config.yaml", show_default=True, help="Study config file.")
-@click.option("--load/--no-load", default=True, show_default=True, help="Also load each model and get an answer.")
+@click.option(
+    "--load/--no-load", default=True, show_default=True, help="Also load each model and get an answer."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
 def models(ctx: click.Context, config_path: str, load: bool, as_json: bool) -> None:
@@ -24,8 +26,13 @@ def models(ctx: click.Context, config_path: str, load: bool, as_json: bool) -> N
     config = load_config(config_path)
     rows = []
     for model_id, spec in config.models.items():
-        row: dict[str, object] = {"model": model_id, "backend": spec.backend, "params_b": spec.params_b,
-                                  "instruct": spec.instruct, "quantisation": spec.quantisation}
+        row: dict[str, object] = {
+            "model": model_id,
+            "backend": spec.backend,
+            "params_b": spec.params_b,
+            "instruct": spec.instruct,
+            "quantisation": spec.quantisation,
+        }
         if spec.weights is not None:
             path = weights_path(spec)
             row["present"] = path.exists()

@@ -1,0 +1,111 @@
+# Analysis: tidy tables -> one JSON per topic -> the paper's number macros with provenance.
+# Every path is an argument of the command, so each line also runs by hand.
+
+ANALYSIS_SEED = config.get("seed", 20260101)
+ANALYSIS_N_BOOT = config.get("bootstrap_resamples", 1000)
+ANALYSIS_ALPHA = config.get("alpha", 0.05)
+
+
+rule analyze_external:
+    input:
+        trials="data/processed/trials.parquet",
+        summary="data/processed/external_summary.parquet",
+    output:
+        "data/processed/external.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    log:
+        "logs/analysis/analyze_external.log",
+    shell:
+        "slmbench analyze external --trials {input.trials} --summary {input.summary} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
+rule analyze_capability:
+    input:
+        trials="data/processed/trials.parquet",
+        events="data/processed/events.parquet",
+    output:
+        "data/processed/capability.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    log:
+        "logs/analysis/analyze_capability.log",
+    shell:
+        "slmbench analyze capability --trials {input.trials} --events {input.events} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
+rule analyze_reliability:
+    input:
+        trials="data/processed/trials.parquet",
+        events="data/processed/events.parquet",
+    output:
+        "data/processed/reliability.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    log:
+        "logs/analysis/analyze_reliability.log",
+    shell:
+        "slmbench analyze reliability --trials {input.trials} --events {input.events} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
+rule analyze_failures:
+    input:
+        trials="data/processed/trials.parquet",
+        events="data/processed/events.parquet",
+    output:
+        "data/processed/failures.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    log:
+        "logs/analysis/analyze_failures.log",
+    shell:
+        "slmbench analyze failures --trials {input.trials} --events {input.events} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
+rule analyze_temperature:
+    input:
+        trials="data/processed/trials.parquet",
+        events="data/processed/events.parquet",
+    output:
+        "data/processed/temperature.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    log:
+        "logs/analysis/analyze_temperature.log",
+    shell:
+        "slmbench analyze temperature --trials {input.trials} --events {input.events} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
+rule macros:
+    input:
+        manifest="data/processed/manifest.json",
+        topics=[
+            "data/processed/external.json",
+            "data/processed/capability.json",
+            "data/processed/reliability.json",
+            "data/processed/failures.json",
+            "data/processed/temperature.json",
+        ],
+    output:
+        tex="paper/generated/numbers.tex",
+        provenance="paper/generated/provenance.json",
+    log:
+        "logs/analysis/macros.log",
+    shell:
+        "slmbench macros --manifest {input.manifest} --out-tex {output.tex}"
+        " --out-provenance {output.provenance} {input.topics} > {log} 2>&1"

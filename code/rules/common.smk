@@ -1,0 +1,30 @@
+# Shared definitions: the validated config and the shard plan.
+from pathlib import Path
+
+from slmbench.config import parse_config
+
+STUDY = parse_config(config)
+RAW = "data/raw/slmbench"
+PROCESSED = "data/processed"
+
+
+def _temp_tag(t):
+    return f"{t:g}"
+
+
+SHARDS = [
+    f"{RAW}/{model}/{suite}_T{_temp_tag(t)}_{STUDY.scaffold}_{STUDY.parser_mode}.jsonl"
+    for model in STUDY.models
+    for suite in STUDY.suites
+    for t in STUDY.temperatures
+]
+NULL_CONTROL = (
+    [f"{RAW}/{model}/null_control_T0_{STUDY.scaffold}_{STUDY.parser_mode}.jsonl" for model in STUDY.models]
+    if STUDY.null_control
+    else []
+)
+
+
+def recorded_shards(wildcards):
+    """The raw shards already recorded (analysis never triggers new model runs)."""
+    return sorted(str(p) for p in Path(RAW).rglob("*.jsonl"))

@@ -1,0 +1,46 @@
+# Trial shards (model × suite × temperature × scaffold × mode): expensive, so only built on request
+# (`snakemake trials`). A shard is written to `<shard>.part` and renamed when complete, so an interrupted
+# run keeps every finished trial and resumes where it stopped.
+
+
+rule trials:
+    input:
+        SHARDS + NULL_CONTROL,
+
+
+rule shard:
+    output:
+        protected(RAW + "/{model}/{suite}_T{temp}_{scaffold}_{mode}.jsonl"),
+    wildcard_constraints:
+        suite="capability|reliability",
+        scaffold="native|react",
+        mode="strict|repaired",
+    log:
+        "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}.log",
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=720,
+    shell:
+        "slmbench run --model {wildcards.model} --suite {wildcards.suite} --temperature {wildcards.temp}"
+        " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --no-progress --out {output}.part"
+        " 2> {log} && mv {output}.part {output}"
+
+
+rule null_control_shard:
+    output:
+        protected(RAW + "/{model}/null_control_T0_{scaffold}_{mode}.jsonl"),
+    params:
+        tasks=",".join(STUDY.null_control.tasks) if STUDY.null_control else "",
+        reruns=STUDY.null_control.reruns if STUDY.null_control else 2,
+    log:
+        "logs/trials/{model}/null_control_{scaffold}_{mode}.log",
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=240,
+    shell:
+        "slmbench run --model {wildcards.model} --suite capability --temperature 0"
+        " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks {params.tasks}"
+        " --repeats {params.reruns} --shard-name null_control --suite-label null_control --no-progress --out {output}.part"
+        " 2> {log} && mv {output}.part {output}"

@@ -1,0 +1,178 @@
+"""Analysis commands: ``analyze``, ``macros``, ``numbers``, ``audit`` and ``verify``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from slmbench.analysis.io import dump_json, run_topic, write_atomic
+from slmbench.analysis.numbers import parse_tex, render_tex
+from slmbench.analysis.topics import TOPICS
+
+logger = logging.getLogger(__name__)
+_PATH = click.Path(path_type=Path)
+_EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.command("analyze")
+@click.argument("topic", type=click.Choice(TOPICS))
+@click.option("--trials", type=_EXISTING, required=True, help="trials.parquet")
+@click.option("--events", type=_EXISTING, default=None, help="events.parquet")
+@click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
+@click.option("--out", type=_PATH, required=True, help="topic JSON to write")
+@click.option("--seed", type=int, default=None, help="seed of every resampling")
+@click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
+@click.option(
+    "--alpha", type=float, default=None, help="one minus the confidence level; false discovery rate"
+)
+def analyze(
+    topic: str,
+    trials: Path,
+    events: Path | None,
+    summary: Path | None,
+    out: Path,
+    seed: int | None,
+    n_boot: int | None,
+    alpha: float | None,
+) -> None:
+    """Compute TOPIC from the tidy tables into a JSON file of numbers and tables."""
+    doc = run_topic(topic, trials, events, {"seed": seed, "n_boot": n_boot, "alpha": alpha}, summary)
+    write_atomic(out, dump_json(doc))
+    click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")
+
+
+def _collect(topic_files: tuple[Path, ...]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    numbers: list[dict[str, Any]] = []
+    topics: dict[str, Any] = {}
+    for path in topic_files:
+        doc = json.loads(path.read_text())
+        topics[doc["topic"]] = {"file": str(path), "params": doc.get("params", {})}
+        numbers += [{**n, "topic": doc["topic"]} for n in doc["numbers"]]
+    return sorted(numbers, key=lambda n: n["key"]), topics
+
+
+@click.command("macros")
+@click.option("--manifest", type=_EXISTING, required=True, help="data/processed/manifest.json")
+@click.option("--out-tex", type=_PATH, required=True, help="paper/generated/numbers.tex")
+@click.option("--out-provenance", type=_PATH, required=True, help="paper/generated/provenance.json")
+@click.argument("topic_json", nargs=-1, required=True, type=_EXISTING)
+def macros(manifest: Path, out_tex: Path, out_provenance: Path, topic_json: tuple[Path, ...]) -> None:
+    """Write the paper's number macros and their provenance from TOPIC_JSON files."""
+    numbers, topics = _collect(topic_json)
+    man = json.loads(manifest.read_text())
+    tex = render_tex(numbers)
+    prov = {
+        "numbers": numbers,
+        "topics": topics,
+        "raw_files": man.get("raw_files", []),
+        "git_commit": man.get("git_commit"),
+    }
+    write_atomic(out_tex, tex)
+    write_atomic(out_provenance, dump_json(prov))
+    click.echo(f"{len(numbers)} numbers -> {out_tex}, {out_provenance}")
+
+
+def _load_prov(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        raise click.ClickException(f"{path} not found; run `slmbench macros` (or snakemake macros) first")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+@click.command("numbers")
+@click.option("--format", "fmt", type=click.Choice(["json", "table"]), default="table")
+@click.option("--provenance", type=_PATH, default=Path("paper/generated/provenance.json"))
+def numbers(fmt: str, provenance: Path) -> None:
+    """List every paper number: macro key, value, text and provenance."""
+    prov = _load_prov(provenance)
+    if fmt == "json":
+        click.echo(dump_json(prov["numbers"]), nl=False)
+        return
+    for n in prov["numbers"]:
+        p = n["provenance"]
+        click.echo(
+            f"{n['key']:<50} {n['text']:<12} {p['function']}  {json.dumps(p['selection'], sort_keys=True)}"
+        )
+
+
+def select_trials(trials: pd.DataFrame, selection: dict[str, Any]) -> pd.DataFrame:
+    """Rows of ``trials`` matching a provenance selection (a list value means any of its items)."""
+    mask = pd.Series(True, index=trials.index)
+    for column, value in selection.items():
+        if column not in trials.columns:
+            continue
+        mask &= trials[column].isin(value) if isinstance(value, list) else trials[column] == value
+    return trials[mask]
+
+
+@click.command("audit")
+@click.argument("key")
+@click.option("--provenance", type=_PATH, default=Path("paper/generated/provenance.json"))
+@click.option("--trials", type=_PATH, default=Path("data/processed/trials.parquet"))
+def audit(key: str, provenance: Path, trials: Path) -> None:
+    """Show how the number KEY was computed and the trials behind it."""
+    prov = _load_prov(provenance)
+    match = [n for n in prov["numbers"] if n["key"] == key]
+    if not match:
+        raise click.ClickException(f"no number with key {key!r}")
+    n = match[0]
+    click.echo(f"{n['key']} = {n['text']} (value {n['value']!r}, topic {n.get('topic')})")
+    click.echo(dump_json(n["provenance"]), nl=False)
+    if trials.exists():
+        rows = select_trials(pd.read_parquet(trials), n["provenance"]["selection"])
+        click.echo(f"{len(rows)} trials:")
+        cols = ["trial_id", "model", "task_id", "variant", "temperature", "outcome"]
+        click.echo(rows[cols].to_string(index=False) if len(rows) else "(none)")
+
+
+@click.command("verify")
+@click.option("--trials", type=_EXISTING, default=Path("data/processed/trials.parquet"))
+@click.option("--events", type=_PATH, default=None)
+@click.option("--summary", type=_PATH, default=Path("data/processed/external_summary.parquet"))
+@click.option(
+    "--generated", type=click.Path(file_okay=False, path_type=Path), default=Path("paper/generated")
+)
+@click.option(
+    "--topics", "topic_names", multiple=True, type=click.Choice(TOPICS), help="default: all recorded"
+)
+def verify(
+    trials: Path, events: Path | None, summary: Path, generated: Path, topic_names: tuple[str, ...]
+) -> None:
+    """Recompute the topics and fail if any number differs from the committed numbers.tex."""
+    committed = parse_tex((generated / "numbers.tex").read_text())
+    recorded = _load_prov(generated / "provenance.json").get("topics", {})
+    names = topic_names or tuple(t for t in TOPICS if t in recorded) or TOPICS
+    fresh: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            params = dict(recorded.get(name, {}).get("params", {}))
+            params.pop("summary", None)
+            ev = events if events is not None and events.exists() else None
+            doc = run_topic(
+                name, trials, ev, params, summary if name == "external" and summary.exists() else None
+            )
+            write_atomic(Path(tmp) / f"{name}.json", dump_json(doc))
+            fresh.update(
+                {n["key"]: n["text"] for n in json.loads((Path(tmp) / f"{name}.json").read_text())["numbers"]}
+            )
+    prefixes = {k.split(".")[0] for k in fresh}
+    relevant = {k: v for k, v in committed.items() if k.split(".")[0] in prefixes}
+    diffs = [
+        f"changed {k}: committed {relevant[k]!r}, recomputed {fresh[k]!r}"
+        for k in sorted(fresh)
+        if k in relevant and relevant[k] != fresh[k]
+    ]
+    diffs += [f"missing from numbers.tex: {k}" for k in sorted(set(fresh) - set(relevant))]
+    diffs += [f"no longer computed: {k}" for k in sorted(set(relevant) - set(fresh))]
+    if diffs:
+        click.echo("\n".join(diffs))
+        click.echo(f"verify: {len(diffs)} differences", err=True)
+        sys.exit(1)
+    click.echo(f"verify: {len(fresh)} numbers match")

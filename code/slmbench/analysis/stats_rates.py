@@ -1,0 +1,66 @@
+"""Rates: Wilson intervals, Newcombe differences, Cohen's h and the eligibility test."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from statsmodels.stats.proportion import proportion_confint
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A proportion ``k / n`` with its Wilson interval (``nan`` everywhere when ``n == 0``)."""
+
+    k: int
+    n: int
+    rate: float
+    lo: float
+    hi: float
+
+
+def wilson_interval(k: int, n: int, alpha: float = ALPHA) -> Rate:
+    """Return ``k / n`` with its two-sided Wilson score interval.
+
+    Args:
+        k: Successes.
+        n: Trials.
+        alpha: One minus the confidence level.
+    """
+    if n == 0:
+        return Rate(k=0, n=0, rate=math.nan, lo=math.nan, hi=math.nan)
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
+    return Rate(k=int(k), n=int(n), rate=k / n, lo=float(lo), hi=float(hi))
+
+
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int, alpha: float = ALPHA) -> tuple[float, float, float]:
+    """Difference ``k1/n1 - k2/n2`` of independent proportions with Newcombe's hybrid score interval.
+
+    Newcombe (1998), method 10: combines the two Wilson intervals.
+
+    Returns:
+        ``(difference, lo, hi)``; all ``nan`` if either sample is empty.
+    """
+    if n1 == 0 or n2 == 0:
+        return math.nan, math.nan, math.nan
+    a, b = wilson_interval(k1, n1, alpha), wilson_interval(k2, n2, alpha)
+    d = a.rate - b.rate
+    lo = d - math.sqrt((a.rate - a.lo) ** 2 + (b.hi - b.rate) ** 2)
+    hi = d + math.sqrt((a.hi - a.rate) ** 2 + (b.rate - b.lo) ** 2)
+    return d, lo, hi
+
+
+def cohens_h(p1: float, p2: float) -> float:
+    """Cohen's h effect size ``2 asin(sqrt(p1)) - 2 asin(sqrt(p2))``."""
+    return 2.0 * math.asin(math.sqrt(p1)) - 2.0 * math.asin(math.sqrt(p2))
+
+
+def is_eligible(k: int, n: int, baseline: float, margin: float, alpha: float = ALPHA) -> bool:
+    """Whether the Wilson lower bound of ``k / n`` beats ``baseline + margin``."""
+    if n == 0:
+        return False
+    return wilson_interval(k, n, alpha).lo > baseline + margin

@@ -1,0 +1,217 @@
+"""Topic ``reliability``: consistency, robustness flips over a null-control floor, faults, safety."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from slmbench.analysis import numbers as nb
+from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
+from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
+from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.common import PKG, model_info, scored
+
+STUDY = "slmbench"
+DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
+WILSON = f"{PKG}.stats_rates.wilson_interval"
+
+
+def dimension_rows(m: pd.DataFrame, dim: str) -> pd.DataFrame:
+    """The rows scored for a dimension: robustness and fault tolerance count only perturbed/faulted runs."""
+    d = m[m["dimension"] == dim]
+    return d[d["variant"] != "original"] if dim in ("robustness", "fault_tolerance") else d
+
+
+def composite(m: pd.DataFrame) -> float:
+    """Mean of the four dimension pass rates (``nan`` if a dimension has no rows)."""
+    rates = [dimension_rows(m, d)["passed"].mean() for d in DIMS]
+    return float(np.mean(rates)) if all(pd.notna(r) for r in rates) else math.nan
+
+
+def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
+    """Reliability numbers of our study (suite ``reliability``)."""
+    p = with_defaults(params)
+    alpha = p["alpha"]
+    ours = trials[trials["study"] == STUDY]
+    df = ours[ours["suite"] == "reliability"]
+    null_sc = scored(_null_control(ours))
+    sel: dict[str, Any] = {"study": STUDY, "suite": "reliability"}
+    sc = scored(df)
+    res = TopicResult()
+    prov = nb.provenance("len", sel, "reliability trials")
+    res.numbers += [
+        nb.count("rel.n.models", df["model"].nunique(), prov),
+        nb.count("rel.n.trials", len(df), prov),
+        nb.count("rel.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
+    ]
+    info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
+    cons_all = sc[(sc["dimension"] == "consistency") & (sc["variant"] == "original")]
+    runs = cons_all.groupby(["model", "task_id"]).size()
+    k = int(runs.min()) if len(runs) else 0
+    res.numbers.append(nb.count("rel.cons.k", k, nb.provenance("min", sel, "fewest repeats of any task")))
+    rows: list[dict[str, Any]] = []
+    null_pairs: list[tuple[bool, bool]] = []
+    for model in info.index:
+        m = sc[sc["model"] == model]
+        s = nb.slug(model)
+        msel = {**sel, "model": model}
+        row: dict[str, Any] = {"model": model, "is_base": bool(info.loc[model, "is_base"])}
+        if row["is_base"]:
+            res.numbers.append(nb.flag(f"rel.base.{s}", True, nb.provenance("is_base", msel, "base model")))
+        for dim in DIMS:
+            d = dimension_rows(m, dim)
+            r = wilson_interval(int(d["passed"].sum()), len(d), alpha)
+            prov = nb.provenance(
+                WILSON, {**msel, "dimension": dim}, f"{dim} pass rate of {model}", alpha=alpha
+            )
+            res.numbers += nb.rate_numbers(f"rel.{nb.slug(dim)}.{s}", r, prov)
+            row[dim] = r.rate
+        cons = m[(m["dimension"] == "consistency") & (m["variant"] == "original")]
+        res.numbers += _consistency(cons, s, {**msel, "dimension": "consistency"}, k, row)
+        pairs = _repeat_pairs(cons)
+        res.numbers += _flip_rate(
+            f"rel.cons.flip-rate.{s}", pairs, {**msel, "dimension": "consistency"}, alpha
+        )
+        pairs = _repeat_pairs(null_sc[null_sc["model"] == model])
+        null_pairs += pairs
+        nsel = {
+            "study": STUDY,
+            "suite": ["null_control", "capability"],
+            "model": model,
+            "variant": "original",
+        }
+        res.numbers += _flip_rate(f"rel.null.flip-rate.{s}", pairs, nsel, alpha)
+        res.numbers += _robustness(
+            m[m["dimension"] == "robustness"], s, {**msel, "dimension": "robustness"}, alpha
+        )
+        saf = m[m["dimension"] == "safety"]
+        refused = saf["refused"].fillna(False).astype(bool)
+        r = wilson_interval(int(refused.sum()), len(saf), alpha)
+        prov = nb.provenance(WILSON, {**msel, "dimension": "safety"}, f"refusal rate of {model}", alpha=alpha)
+        res.numbers += nb.rate_numbers(f"rel.safety.refusal.{s}", r, prov)
+        res.numbers += _composite_numbers(m, s, msel, p)
+        row["composite"] = composite(m)
+        rows.append(row)
+    nsel = {"study": STUDY, "suite": ["null_control", "capability"], "variant": "original"}
+    res.numbers += _flip_rate("rel.null.flip-rate", null_pairs, nsel, alpha)
+    faults = sc[(sc["dimension"] == "fault_tolerance") & (sc["variant"] != "original")]
+    for variant, part in faults.groupby("variant", sort=True):
+        r = wilson_interval(int(part["passed"].sum()), len(part), alpha)
+        prov = nb.provenance(
+            WILSON, {**sel, "variant": variant}, f"recovery rate under {variant}", alpha=alpha
+        )
+        res.numbers += nb.rate_numbers(f"rel.fault.{nb.slug(str(variant))}", r, prov)
+
+    def mean_composite(part: pd.DataFrame) -> float:
+        vals = [composite(g) for _, g in part.groupby("model")]
+        vals = [v for v in vals if math.isfinite(v)]
+        return float(np.mean(vals)) if vals else math.nan
+
+    b = cluster_bootstrap(sc, mean_composite, n_resamples=p["n_boot"], seed=p["seed"], alpha=alpha)
+    prov = nb.provenance(f"{PKG}.stats_bootstrap.cluster_bootstrap", sel, "mean composite, models resampled")
+    res.numbers += [
+        nb.rate(f"rel.composite.mean{x}", v, prov)
+        for x, v in (("", b.estimate), (".lo", b.lo), (".hi", b.hi))
+    ]
+    res.tables["models"] = rows
+    return res
+
+
+def _consistency(
+    cons: pd.DataFrame, s: str, sel: dict[str, Any], k: int, row: dict[str, Any]
+) -> list[Number]:
+    p1, pk, phk, agree = [], [], [], []
+    for _, task in cons.groupby("task_id"):
+        n, c = len(task), int(task["passed"].sum())
+        p1.append(pass_at_k(n, c, 1))
+        if k >= 1:
+            pk.append(pass_at_k(n, c, k))
+            phk.append(pass_hat_k(n, c, k))
+        answers = task["answer"].fillna("").astype(str)
+        agree.append(float(answers.value_counts().iloc[0] / n))
+    fn = f"{PKG}.stats_passk"
+    mean = [float(np.mean(v)) if v else math.nan for v in (p1, pk, phk, agree)]
+    row.update(pass1=mean[0], passk=mean[1], pass_hat_k=mean[2], agree=mean[3])
+    return [
+        nb.stat(f"rel.cons.pass1.{s}", mean[0], nb.provenance(f"{fn}.pass_at_k", sel, "mean pass@1", k=1)),
+        nb.stat(f"rel.cons.passk.{s}", mean[1], nb.provenance(f"{fn}.pass_at_k", sel, "mean pass@k", k=k)),
+        nb.stat(
+            f"rel.cons.pass-hat-k.{s}", mean[2], nb.provenance(f"{fn}.pass_hat_k", sel, "mean pass^k", k=k)
+        ),
+        nb.stat(f"rel.cons.agree.{s}", mean[3], nb.provenance("modal answer share", sel, "answer agreement")),
+    ]
+
+
+def _null_control(ours: pd.DataFrame) -> pd.DataFrame:
+    """Null-control reruns of unchanged prompts plus the capability runs of the same tasks."""
+    null = ours[ours["suite"] == "null_control"]
+    if null.empty:
+        return null
+    keys = null[["model", "task_id", "temperature"]].drop_duplicates()
+    cap = ours[(ours["suite"] == "capability") & (ours["variant"] == "original")].merge(keys)
+    return pd.concat([null, cap], ignore_index=True)
+
+
+def _repeat_pairs(cons: pd.DataFrame) -> list[tuple[bool, bool]]:
+    """Outcome pairs of two repeats of the same prompt (every pair of repeats per task and temperature)."""
+    pairs: list[tuple[bool, bool]] = []
+    for _, task in cons.sort_values("repeat").groupby(["task_id", "temperature"]):
+        outcomes = [bool(x) for x in task["passed"]]
+        pairs += list(combinations(outcomes, 2))
+    return pairs
+
+
+def _flip_rate(key: str, pairs: list[tuple[bool, bool]], sel: dict[str, Any], alpha: float) -> list[Number]:
+    flips = sum(a != b for a, b in pairs)
+    r = wilson_interval(flips, len(pairs), alpha)
+    return nb.rate_numbers(key, r, nb.provenance(WILSON, sel, "share of paired runs whose outcome differs"))
+
+
+def _robustness(rob: pd.DataFrame, s: str, sel: dict[str, Any], alpha: float) -> list[Number]:
+    keys = ["task_id", "temperature", "repeat"]
+    base = rob[rob["variant"] == "original"][[*keys, "passed"]].drop_duplicates(keys)
+    pert = rob[rob["variant"] != "original"].merge(base, on=keys, suffixes=("", "_base"))
+    a, b = pert["passed_base"].astype(bool), pert["passed"].astype(bool)
+    both, down, up, neither = (
+        int((a & b).sum()),
+        int((a & ~b).sum()),
+        int((~a & b).sum()),
+        int((~a & ~b).sum()),
+    )
+    r = wilson_interval(down + up, len(pert), alpha)
+    prov = nb.provenance(WILSON, sel, "perturbed outcome differs from the paired original", alpha=alpha)
+    tprov = nb.provenance(f"{PKG}.stats_tests.flip_binomial_p", sel, "flips down vs up")
+    mprov = nb.provenance(f"{PKG}.stats_tests.mcnemar_p", sel, "paired original vs perturbed", exact=True)
+    return [
+        *nb.rate_numbers(f"rel.rob.flip-rate.{s}", r, prov),
+        nb.count(f"rel.rob.flips-down.{s}", down, tprov),
+        nb.count(f"rel.rob.flips-up.{s}", up, tprov),
+        nb.pvalue(f"rel.rob.binom.p.{s}", flip_binomial_p(down, up), tprov),
+        nb.pvalue(f"rel.rob.mcnemar.p.{s}", mcnemar_p(both, down, up, neither), mprov),
+    ]
+
+
+def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str, Any]) -> list[Number]:
+    """Composite with a percentile interval from resampling rows within each dimension."""
+    est = composite(m)
+    rng = np.random.default_rng(p["seed"])
+    parts = [dimension_rows(m, d)["passed"].astype(float).to_numpy() for d in DIMS]
+    lo = hi = math.nan
+    if math.isfinite(est):
+        draws = np.mean([rng.choice(x, size=(p["n_boot"], len(x))).mean(axis=1) for x in parts], axis=0)
+        lo, hi = (float(v) for v in np.quantile(draws, [p["alpha"] / 2, 1 - p["alpha"] / 2]))
+    prov = nb.provenance(
+        f"{PKG}.topics.reliability.composite",
+        sel,
+        "mean of four dimension rates; bootstrap within dimensions",
+        seed=p["seed"],
+        n_boot=p["n_boot"],
+    )
+    return [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]

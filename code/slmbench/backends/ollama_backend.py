@@ -1,0 +1,327 @@
+"""The Ollama backend: chat with a model served by ``ollama serve`` through the official client."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any, TypeVar
+
+import httpx
+import ollama
+from ollama._client import (
+    _parse_host,
+)  # the client's own host normalisation, so /api/version hits the same server
+
+from slmbench.backends.base import (
+    BackendError,
+    ContextOverflow,
+    GenerationOptions,
+    Message,
+    ModelReply,
+    register_backend,
+)
+from slmbench.backends.retry import RetryPolicy, TransientError, call_with_retries
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_HOST = "http://localhost:11434"
+_RESIDENT_KEYS = ("size_bytes", "size_vram_bytes", "context_length_loaded")
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    TransientError,  # HTTP 5xx
+    ConnectionError,  # the client's translation of httpx.ConnectError (refused, unreachable)
+    httpx.TransportError,  # timeouts, resets, dropped connections, protocol errors
+    json.JSONDecodeError,  # a body that is not JSON
+)
+
+
+class ModelNotFoundError(BackendError):
+    """The server answered 404: the model is not pulled (or misspelt)."""
+
+
+def to_ollama_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Convert OpenAI-style chat messages to the shape Ollama's ``/api/chat`` accepts.
+
+    Assistant ``tool_calls`` keep only ``function.name`` and ``function.arguments`` (a JSON string is
+    parsed to an object; one that does not parse is passed as ``{"_raw_arguments": text}``); a tool
+    message's ``name`` becomes ``tool_name``.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        converted: dict[str, Any] = {"role": message["role"], "content": message.get("content") or ""}
+        calls = message.get("tool_calls") or []
+        if calls:
+            converted["tool_calls"] = [
+                {"function": {"name": c["function"]["name"], "arguments": _arguments(c["function"])}}
+                for c in calls
+            ]
+        tool_name = message.get("tool_name") or (message.get("name") if message["role"] == "tool" else None)
+        if tool_name:
+            converted["tool_name"] = tool_name
+        out.append(converted)
+    return out
+
+
+def _arguments(function: dict[str, Any]) -> dict[str, Any]:
+    args = function.get("arguments", {})
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError:
+            parsed = None
+        if not isinstance(parsed, dict):
+            logger.debug("tool-call arguments are not a JSON object; sent as _raw_arguments: %r", args)
+            return {"_raw_arguments": args}
+        return parsed
+    return dict(args)
+
+
+def to_ollama_options(options: GenerationOptions, num_ctx: int) -> dict[str, Any]:
+    """Map generation options to Ollama's ``options``; ``stop`` is sent only when set, so an empty
+    tuple keeps the model's own stop sequences from its Modelfile."""
+    mapped: dict[str, Any] = {
+        "num_ctx": num_ctx,
+        "seed": options.seed,
+        "temperature": options.temperature,
+        "top_p": options.top_p,
+        "num_predict": options.max_tokens,
+    }
+    if options.stop:
+        mapped["stop"] = list(options.stop)
+    return mapped
+
+
+def dropped_schema_keys(tool: dict[str, Any]) -> list[str]:
+    """JSON-Schema keys of an OpenAI tool schema that the ``ollama`` client drops before sending.
+
+    The client validates tools against its own narrow model (per property: type, items, description,
+    enum), so e.g. ``minimum``, ``default``, ``additionalProperties`` and nested ``properties`` never
+    reach the server.
+    """
+    sent = ollama.Tool.model_validate(tool).model_dump(exclude_none=True, by_alias=True)
+    return _missing_paths(tool, sent, "")
+
+
+def _missing_paths(want: Any, got: Any, path: str) -> list[str]:
+    if not isinstance(want, dict):
+        return []
+    if not isinstance(got, dict):
+        return [path or "."]
+    missing: list[str] = []
+    for key, value in want.items():
+        sub = f"{path}.{key}" if path else key
+        missing += [sub] if key not in got else _missing_paths(value, got[key], sub)
+    return missing
+
+
+def to_model_reply(response: ollama.ChatResponse, latency_s: float) -> ModelReply:
+    """Map Ollama's chat response to a ModelReply (tool calls in OpenAI shape, arguments as objects)."""
+    message = response.message
+    calls = [
+        {"type": "function", "function": {"name": c.function.name, "arguments": dict(c.function.arguments)}}
+        for c in message.tool_calls or []
+    ]
+    logprobs = [lp.logprob for lp in response.logprobs] if response.logprobs else None
+    return ModelReply(
+        text=message.content or "",
+        native_tool_calls=calls,
+        prompt_tokens=response.prompt_eval_count or 0,
+        completion_tokens=response.eval_count or 0,
+        latency_s=latency_s,
+        finish_reason=response.done_reason or "",
+        logprobs=logprobs,
+    )
+
+
+@register_backend("ollama")
+class OllamaBackend:
+    """A model served by Ollama, called through ``ollama.Client`` with bounded retries."""
+
+    name = "ollama"
+
+    def __init__(
+        self,
+        model: str,
+        host: str | None = None,
+        num_ctx: int = 4096,
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+        self.num_ctx = num_ctx
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self._client = ollama.Client(host=self.host, timeout=timeout_s)
+        self._fingerprint: dict[str, Any] | None = None
+        self._resident_known = False
+        self._warned_tools: set[str] = set()
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        """Run one client call with retries; 5xx is transient, any other HTTP error fails at once."""
+
+        def attempt() -> T:
+            try:
+                return fn()
+            except ollama.ResponseError as exc:
+                if exc.status_code >= 500:
+                    raise TransientError(str(exc)) from exc
+                if exc.status_code == 404:
+                    raise ModelNotFoundError(
+                        f"{what}: model {self.model!r} not found on {self.host}: {exc.error} "
+                        f"(model not pulled? `ollama pull {self.model}`)"
+                    ) from exc
+                raise BackendError(f"{what}: {exc}") from exc
+
+        return call_with_retries(attempt, self.retry, retry_on=TRANSIENT_ERRORS, describe=what)
+
+    def chat(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, options: GenerationOptions
+    ) -> ModelReply:
+        """Answer a conversation; an empty assistant message is returned as empty text (and logged).
+
+        Raises:
+            ContextOverflow: The prompt as counted by the server plus ``max_tokens`` exceeds ``num_ctx``
+                (the server may have truncated it; a prompt the server does not count is not caught).
+            BackendError: The server failed, after retries where the failure is transient.
+        """
+        for tool in tools or []:
+            self._warn_lossy_schema(tool)
+        payload = to_ollama_messages(messages)
+        opts = to_ollama_options(options, self.num_ctx)
+        latency = 0.0
+
+        def once() -> ollama.ChatResponse:
+            nonlocal latency
+            start = time.perf_counter()
+            response = self._client.chat(
+                model=self.model,
+                messages=payload,
+                tools=tools or None,
+                options=opts,
+                logprobs=True if options.logprobs else None,
+                stream=False,
+            )
+            latency = time.perf_counter() - start
+            return response
+
+        reply = to_model_reply(self._call(f"ollama chat {self.model} @ {self.host}", once), latency)
+        if reply.prompt_tokens + options.max_tokens > self.num_ctx:
+            # Ollama truncates an over-long prompt silently; apply the llamacpp backend's rule after the fact.
+            raise ContextOverflow(reply.prompt_tokens, options.max_tokens, self.num_ctx)
+        if not reply.text and not reply.native_tool_calls:
+            logger.warning(
+                "ollama %s returned an empty assistant message (done_reason=%r)",
+                self.model,
+                reply.finish_reason,
+            )
+        return reply
+
+    def _warn_lossy_schema(self, tool: dict[str, Any]) -> None:
+        name = str(tool.get("function", {}).get("name", "?"))
+        if name in self._warned_tools:
+            return
+        self._warned_tools.add(name)
+        dropped = dropped_schema_keys(tool)
+        if dropped:
+            logger.warning("tool %s: the ollama client drops schema keys %s", name, ", ".join(dropped))
+
+    def preflight(self) -> None:
+        """Check that the server answers and the model replies; raise BackendError with a hint if not."""
+        options = GenerationOptions(temperature=0.0, max_tokens=16)
+        try:
+            reply = self.chat([{"role": "user", "content": "Reply with OK."}], None, options)
+        except ModelNotFoundError as exc:  # its message already names host, model and `ollama pull`
+            raise ModelNotFoundError(f"ollama preflight failed: {exc}") from exc
+        except BackendError as exc:
+            raise BackendError(
+                f"ollama preflight failed for model {self.model!r} at {self.host} "
+                f"(is the server running? `ollama serve`): {exc}"
+            ) from exc
+        if not reply.text.strip():
+            raise BackendError(
+                f"ollama preflight: model {self.model!r} at {self.host} returned empty text to "
+                f"'Reply with OK.' (done_reason={reply.finish_reason!r})"
+            )
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Identity of the served model from ``show``, ``tags``, ``ps`` and ``version``.
+
+        The static part is cached after the first call; the resident part (``ps``) is cached once the
+        model is loaded, since ``ps`` lists only loaded models.
+        """
+        if self._fingerprint is None:
+            self._fingerprint = self._static_fingerprint()
+        if not self._resident_known:
+            resident = self._resident_fingerprint()
+            self._resident_known = resident is not None
+            self._fingerprint.update(resident or dict.fromkeys(_RESIDENT_KEYS))
+        return dict(self._fingerprint)
+
+    def _static_fingerprint(self) -> dict[str, Any]:
+        where = f"{self.model} @ {self.host}"
+        show = self._call(f"ollama show {where}", lambda: self._client.show(self.model))
+        tags = self._call(f"ollama tags {where}", self._client.list)
+        details = show.details
+        info = dict(show.modelinfo or {})
+        arch = info.get("general.architecture")
+        license_text = (show.license or "").strip()
+        return {
+            "backend": "ollama",
+            "client_version": metadata.version("ollama"),
+            "server_version": self._server_version(),
+            "host": self.host,
+            "model": self.model,
+            "digest": next((m.digest for m in tags.models if _same_model(m.model, self.model)), None),
+            "family": details.family if details else None,
+            "format": details.format if details else None,
+            "parameter_size": details.parameter_size if details else None,
+            "quantization": details.quantization_level if details else None,
+            "context_length_trained": info.get(f"{arch}.context_length") if arch else None,
+            "num_ctx": self.num_ctx,
+            "license_head": license_text.splitlines()[0][:200] if license_text else None,
+            "template_sha256": hashlib.sha256((show.template or "").encode()).hexdigest(),
+            "parameters": show.parameters,
+            "capabilities": list(show.capabilities or []),
+        }
+
+    def _resident_fingerprint(self) -> dict[str, Any] | None:
+        ps = self._call(f"ollama ps @ {self.host}", self._client.ps)
+        loaded = next((m for m in ps.models if _same_model(m.model or m.name, self.model)), None)
+        if loaded is None:
+            return None
+        return {
+            "size_bytes": int(loaded.size) if loaded.size is not None else None,
+            "size_vram_bytes": int(loaded.size_vram) if loaded.size_vram is not None else None,
+            "context_length_loaded": loaded.context_length,
+        }
+
+    def _server_version(self) -> str | None:
+        try:
+            response = httpx.get(f"{_parse_host(self.host)}/api/version", timeout=min(self.timeout_s, 10.0))
+            response.raise_for_status()
+            return str(response.json().get("version"))
+        except (httpx.HTTPError, ValueError) as exc:
+            logger.debug("ollama version unavailable at %s: %s", self.host, exc)
+            return None
+
+    def close(self) -> None:
+        """Close the HTTP connection pool (the server keeps the model loaded per its keep_alive)."""
+        self._client.close()
+
+
+def _same_model(listed: str | None, wanted: str) -> bool:
+    """Whether a listed model name is ``wanted``; a name without a tag means ``:latest``."""
+    if not listed:
+        return False
+
+    def norm(name: str) -> str:
+        return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+    return norm(listed) == norm(wanted)

@@ -1,0 +1,103 @@
+"""``slmbench run`` (one shard, resumable) and ``slmbench replay`` (re-parse recorded outputs in another mode)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from slmbench.backends.base import Backend, BackendError
+from slmbench.config import ConfigError, load_config, model_spec
+from slmbench.harness.fingerprint import trial_fingerprint
+from slmbench.harness.ledger import RawRecordError, ShardLockedError
+from slmbench.harness.runner import ShardSpec, run_shard
+
+
+@click.command()
+@click.option("--config", "config_path", default="config.yaml", show_default=True)
+@click.option("--model", required=True, help="Model id from config.yaml.")
+@click.option("--suite", required=True, type=click.Choice(["capability", "reliability"]))
+@click.option("--temperature", type=float, required=True)
+@click.option("--scaffold", type=click.Choice(["native", "react"]), default=None, help="Default: config.")
+@click.option("--mode", type=click.Choice(["strict", "repaired"]), default=None, help="Default: config.")
+@click.option(
+    "--repeats", type=int, default=None, help="Repeats per variant (consistency tasks keep their own)."
+)
+@click.option("--tasks", default="", help="Comma-separated task ids (default: the whole suite).")
+@click.option("--shard-name", default="", help="Name recorded in each trial's provenance.")
+@click.option("--suite-label", default="", help="Suite name written to the records (e.g. null_control).")
+@click.option(
+    "--out", type=click.Path(path_type=Path), required=True, help="Shard file (JSONL), appended to."
+)
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+def run(
+    config_path: str,
+    model: str,
+    suite: str,
+    temperature: float,
+    scaffold: str | None,
+    mode: str | None,
+    repeats: int | None,
+    tasks: str,
+    shard_name: str,
+    suite_label: str,
+    out: Path,
+    no_progress: bool,
+) -> None:
+    """Run one shard of trials; rerunning skips the trials already in OUT."""
+    try:
+        config = load_config(config_path)
+        spec = model_spec(config, model)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    shard = ShardSpec(
+        model=model,
+        suite=suite,
+        temperature=temperature,
+        scaffold=(scaffold or config.scaffold),  # type: ignore[arg-type]
+        parser_mode=(mode or config.parser_mode),  # type: ignore[arg-type]
+        repeats=repeats,
+        base_seed=config.seed,
+        max_turns=config.max_turns,
+        budget_s=config.trial_budget_s,
+        max_tokens=config.max_tokens,
+        tasks=tuple(t for t in tasks.split(",") if t),
+        shard_name=shard_name or out.name.split(".")[0],
+        suite_label=suite_label,
+    )
+
+    def factory() -> Backend:
+        from slmbench.models.registry import open_backend
+
+        return open_backend(model, spec)
+
+    cache: dict[str, object] = {}
+
+    def fingerprint_for(backend: Backend, temp: float, seed: int) -> dict[str, object]:
+        if "fp" not in cache:
+            cache["fp"] = backend.fingerprint()
+        return trial_fingerprint(model, spec, cache["fp"], temp, seed)  # type: ignore[arg-type]
+
+    try:
+        written = run_shard(shard, factory, out, fingerprint_for, progress=not no_progress)
+    except (BackendError, ShardLockedError, RawRecordError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{out}: {written} new trial(s) written", file=sys.stderr)
+
+
+@click.command()
+@click.argument("shards", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--mode", type=click.Choice(["strict", "repaired"]), required=True)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSON summary of the replay.")
+def replay(shards: tuple[Path, ...], mode: str, out: Path) -> None:
+    """Re-parse every recorded model output of SHARDS through the parser in MODE, offline."""
+    from slmbench.harness.replay import replay_shards
+
+    summary = replay_shards(list(shards), mode)  # type: ignore[arg-type]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(summary, indent=1, sort_keys=True))
+    tmp.replace(out)
+    click.echo(f"{out}: {summary['n_responses']} responses replayed in {mode} mode")

@@ -1,0 +1,211 @@
+"""Run a shard (one model × suite × temperature × scaffold × mode): resumable, locked, preflighted."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import resource
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from slmbench.backends.base import Backend, BackendError, GenerationOptions
+from slmbench.harness import records as rec
+from slmbench.harness.failures import CLOCK_FIRST_ORDER, TrialFacts, classify
+from slmbench.harness.fingerprint import trial_fingerprint
+from slmbench.harness.ledger import ShardWriter
+from slmbench.harness.loop import LoopSettings, TrialRun, run_trial
+from slmbench.tasks.checks import evaluate
+from slmbench.tasks.loader import load_suite
+from slmbench.tasks.variants import TrialSpec, trial_plan
+
+log = logging.getLogger(__name__)
+MAX_CONSECUTIVE_INFRA_ERRORS = 3
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """Which trials a shard holds and how they are run."""
+
+    model: str
+    suite: str
+    temperature: float
+    scaffold: rec.Scaffold
+    parser_mode: rec.ParserMode
+    repeats: int | None
+    base_seed: int
+    max_turns: int
+    budget_s: float
+    max_tokens: int
+    study: str = "slmbench"
+    tasks: tuple[str, ...] = ()
+    shard_name: str = ""
+    suite_label: str = ""
+
+    @property
+    def recorded_suite(self) -> str:
+        """The suite name written to records (``null_control`` reruns are kept apart from ``capability``)."""
+        return self.suite_label or self.suite
+
+
+def derive_seed(base_seed: int, model: str, task_id: str, variant: str, repeat: int) -> int:
+    """A seed fixed by (model, task, variant, repeat), so reruns reproduce their sampling."""
+    key = f"{base_seed}|{model}|{task_id}|{variant}|{repeat}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") & 0x7FFFFFFF
+
+
+def trial_id(shard: ShardSpec, trial: TrialSpec) -> str:
+    """Readable, unique id of a trial."""
+    return (
+        f"{shard.study}/{shard.model}/{shard.recorded_suite}/{trial.task.id}/{trial.variant}/"
+        f"T{shard.temperature:g}/{shard.scaffold}/{shard.parser_mode}/r{trial.repeat}"
+    )
+
+
+def plan(shard: ShardSpec) -> list[TrialSpec]:
+    """Every trial of the shard, in a fixed order."""
+    tasks = load_suite(shard.suite)
+    if shard.tasks:
+        unknown = set(shard.tasks) - {t.id for t in tasks}
+        if unknown:
+            raise ValueError(f"unknown task id(s) for suite {shard.suite}: {sorted(unknown)}")
+        tasks = [t for t in tasks if t.id in shard.tasks]
+    return [trial for task in tasks for trial in trial_plan(task, shard.repeats)]
+
+
+def preflight(backend: Backend) -> None:
+    """One short answer from the model, or a clear error before any trial is written."""
+    reply = backend.chat(
+        [{"role": "user", "content": "Reply with the single word OK."}],
+        None,
+        GenerationOptions(max_tokens=8, temperature=0.0),
+    )
+    if not reply.text.strip():
+        raise BackendError("preflight: the model returned an empty answer to a trivial prompt")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process (the model lives in-process for llamacpp)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
+
+
+def build_record(
+    shard: ShardSpec, trial: TrialSpec, run: TrialRun, seed: int, started_at: str, fingerprint: dict[str, Any]
+) -> rec.TrialRecord:
+    """Judge a finished run and assemble its record (check, outcome, both failure classes, end event)."""
+    check = None
+    failure: rec.FailureClass | None = None
+    failure_alt: rec.FailureClass | None = None
+    if run.infra_error:
+        outcome: rec.Outcome = "infra_error"
+    else:
+        assert run.view is not None
+        check = evaluate(trial.task, run.view)
+        outcome = "success" if check.passed else "failure"
+        if outcome == "failure":
+            facts = TrialFacts(
+                needs_tool=trial.task.needs_tool,
+                recognised_calls=run.recognised_calls,
+                delivered_results=run.delivered_results,
+                stop_reason=run.stop_reason,
+            )
+            failure, failure_alt = classify(facts), classify(facts, CLOCK_FIRST_ORDER)
+    end = rec.EndEvent(
+        t=run.wall_s,
+        outcome=outcome,
+        failure_class=failure,
+        failure_class_clock_first=failure_alt,
+        stop_reason=run.stop_reason,
+        turns=run.turns,
+        wall_s=run.wall_s,
+        peak_rss_mb=peak_rss_mb(),
+        error=run.infra_error,
+    )
+    return rec.TrialRecord(
+        trial_id=trial_id(shard, trial),
+        study=shard.study,
+        suite=shard.suite,
+        task_id=trial.task.id,
+        group=trial.task.group,
+        variant=trial.variant,
+        model=shard.model,
+        temperature=shard.temperature,
+        seed=seed,
+        repeat=trial.repeat,
+        scaffold=shard.scaffold,
+        parser_mode=shard.parser_mode,
+        started_at=started_at,
+        events=[*run.events, end],
+        check=check,
+        outcome=outcome,
+        failure_class=failure,
+        failure_class_clock_first=failure_alt,
+        fingerprint=fingerprint,
+        provenance={"shard": shard.shard_name or "", "command": "slmbench run"},
+    )
+
+
+def run_shard(
+    shard: ShardSpec,
+    backend_factory: Callable[[], Backend],
+    out: Path,
+    fingerprint_for: Callable[[Backend, float, int], dict[str, Any]] | None = None,
+    progress: bool = True,
+) -> int:
+    """Run every trial of ``shard`` not yet in ``out``; returns the number of trials written now."""
+    trials = plan(shard)
+    written = 0
+    clock = time.monotonic()
+    with ShardWriter(out) as writer:
+        todo = [t for t in trials if trial_id(shard, t) not in writer.done]
+        if not todo:
+            log.info("%s: all %d trials already recorded", out, len(trials))
+            return 0
+        backend = backend_factory()
+        preflight(backend)
+        consecutive_infra = 0
+        bar = tqdm(
+            total=len(trials),
+            initial=len(trials) - len(todo),
+            disable=not progress,
+            unit="trial",
+            desc=out.name,
+        )
+        for trial in todo:
+            seed = derive_seed(shard.base_seed, shard.model, trial.task.id, trial.variant, trial.repeat)
+            settings = LoopSettings(
+                scaffold=shard.scaffold,
+                parser_mode=shard.parser_mode,
+                max_turns=shard.max_turns,
+                budget_s=shard.budget_s,
+                max_tokens=shard.max_tokens,
+                temperature=shard.temperature,
+                seed=seed,
+            )
+            started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            with tempfile.TemporaryDirectory(prefix="slmbench-trial-") as workdir:
+                run = run_trial(backend, trial, settings, Path(workdir))
+            fp = (
+                fingerprint_for(backend, shard.temperature, seed)
+                if fingerprint_for
+                else trial_fingerprint(shard.model, None, backend.fingerprint(), shard.temperature, seed)
+            )
+            writer.append(build_record(shard, trial, run, seed, started_at, fp))
+            written += 1
+            bar.update(1)
+            consecutive_infra = consecutive_infra + 1 if run.infra_error else 0
+            if consecutive_infra >= MAX_CONSECUTIVE_INFRA_ERRORS:
+                bar.close()
+                raise BackendError(
+                    f"{out}: stopping after {consecutive_infra} infrastructure errors in a row "
+                    f"(last: {run.infra_error}); {written} trials written, rerun to resume"
+                )
+        bar.close()
+    log.info("%s: wrote %d trials in %.0f s", out, written, time.monotonic() - clock)
+    return written

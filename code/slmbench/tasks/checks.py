@@ -1,0 +1,268 @@
+"""Judging a trial by what the agent answered, which calls it made and what state it left."""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from slmbench.harness.records import CheckResult
+from slmbench.tasks.answers import clauses, contains_name, mentions_number, normalise, to_number
+from slmbench.tasks.criteria import (
+    AnswerChoice,
+    AnswerExcludes,
+    AnswerNames,
+    AnswerNumber,
+    Called,
+    Criterion,
+    Name,
+    NotCalled,
+    Refused,
+    State,
+    canonical,
+    is_matcher,
+    spellings,
+)
+from slmbench.tasks.refusal import classify_refusal
+from slmbench.tasks.schema import Task
+
+logger = logging.getLogger(__name__)
+
+_MISSING = object()
+
+
+@dataclass
+class TrialView:
+    """What a check sees of a finished trial."""
+
+    final_answer: str | None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """Executed calls in order: ``{"name", "arguments", "ok", "result"}``."""
+    snapshot: dict[str, Any] = field(default_factory=dict)
+    """Tool name -> that tool's ``snapshot()`` at the end of the trial."""
+
+
+# ---- value matching -------------------------------------------------------------------------------------
+
+
+def same(actual: Any, expected: Any) -> bool:
+    """Loose equality: strings compare normalised, numbers within 1e-9, containers element-wise."""
+    if isinstance(expected, str) and isinstance(actual, str):
+        return " ".join(actual.casefold().split()) == " ".join(expected.casefold().split())
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return actual is expected
+    a, e = to_number(actual), to_number(expected)
+    if isinstance(expected, int | float) and a is not None and e is not None:
+        return math.isclose(a, e, rel_tol=1e-9, abs_tol=1e-9)
+    if isinstance(expected, list) and isinstance(actual, list):
+        return len(actual) == len(expected) and all(same(x, y) for x, y in zip(actual, expected, strict=True))
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return set(actual) == set(expected) and all(same(actual[k], v) for k, v in expected.items())
+    return bool(actual == expected)
+
+
+def _contains(actual: Any, needle: Any) -> bool:
+    if isinstance(actual, str):
+        return isinstance(needle, str) and needle.casefold() in actual.casefold()
+    if isinstance(actual, list):
+        return any(
+            matches(item, needle) or (isinstance(item, str) and _contains(item, needle)) for item in actual
+        )
+    if isinstance(actual, dict):
+        return isinstance(needle, str) and needle in actual
+    return False
+
+
+def _compare(actual: Any, op: str, bound: Any) -> bool:
+    a, b = to_number(actual), to_number(bound)
+    if a is None or b is None:
+        return False
+    return {"gt": a > b, "gte": a >= b, "lt": a < b, "lte": a <= b}[op]
+
+
+def _matcher(actual: Any, spec: dict[str, Any]) -> bool:
+    for key, want in spec.items():
+        if key == "equals" and not same(actual, want):
+            return False
+        if key == "contains" and not _contains(actual, want):
+            return False
+        if key == "contains_all" and not all(_contains(actual, w) for w in want):
+            return False
+        if key == "contains_any" and not any(_contains(actual, w) for w in want):
+            return False
+        unwanted = want if isinstance(want, list) else [want]
+        if key == "not_contains" and any(_contains(actual, w) for w in unwanted):
+            return False
+        if key == "one_of" and not any(same(actual, w) for w in want):
+            return False
+        if key in ("gt", "gte", "lt", "lte") and not _compare(actual, key, want):
+            return False
+        if key == "number":
+            rel, abs_ = spec.get("rel_tol"), spec.get("abs_tol")
+            if isinstance(actual, str):
+                if not mentions_number(actual, float(want), rel, abs_):
+                    return False
+            else:
+                found = to_number(actual)
+                if found is None or not mentions_number(str(found), float(want), rel, abs_):
+                    return False
+    return True
+
+
+def matches(actual: Any, spec: Any) -> bool:
+    """Whether ``actual`` satisfies ``spec``: a matcher dict, a subset dict, or a literal value."""
+    if actual is _MISSING:
+        return False
+    if is_matcher(spec):
+        return _matcher(actual, spec)
+    if isinstance(spec, dict) and isinstance(actual, dict):
+        return all(matches(actual.get(k, _MISSING), v) for k, v in spec.items())
+    return same(actual, spec)
+
+
+# ---- state ----------------------------------------------------------------------------------------------
+
+
+def resolve(value: Any, path: list[str | int]) -> Any:
+    """Follow ``path`` (keys and list indices) into ``value``; ``_MISSING`` where it leads nowhere."""
+    for step in path:
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, dict) and isinstance(step, int) and str(step) in value:
+            value = value[str(step)]
+        elif isinstance(value, list) and isinstance(step, int) and -len(value) <= step < len(value):
+            value = value[step]
+        else:
+            return _MISSING
+    return value
+
+
+def records(value: Any) -> list[Any]:
+    """The items a ``where`` filters: list items, table rows as dicts, or ``{key, value}`` of a mapping."""
+    if isinstance(value, dict) and {"columns", "rows"} <= set(value):
+        names = [c[0] if isinstance(c, list | tuple) else c for c in value["columns"]]
+        return [dict(zip(names, row, strict=False)) for row in value["rows"]]
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [{"key": k, "value": v} for k, v in value.items()]
+    return []
+
+
+def _state(criterion: State, view: TrialView) -> tuple[bool, str]:
+    where = f"{criterion.tool}:{'/'.join(map(str, criterion.path)) or '.'}"
+    if criterion.tool not in view.snapshot:
+        return False, f"no snapshot of {criterion.tool}"
+    value = resolve(view.snapshot[criterion.tool], criterion.path)
+    op = criterion.op
+    if op in ("exists", "count"):
+        if value is _MISSING:
+            n = 0
+        elif criterion.where is None:
+            n = len(records(value)) if op == "count" else 1
+        else:
+            n = sum(1 for item in records(value) if matches(item, criterion.where))
+        if op == "exists":
+            return (n > 0) == criterion.exists, f"{where}: {n} matching"
+        return n == criterion.count, f"{where}: {n} matching, want {criterion.count}"
+    if value is _MISSING:
+        return False, f"{where}: not found"
+    if op == "equals":
+        return same(value, criterion.equals), f"{where} = {_short(value)}"
+    ok = _contains(value, criterion.contains) or matches(value, criterion.contains)
+    return ok, f"{where} = {_short(value)}"
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---- calls ----------------------------------------------------------------------------------------------
+
+
+def _matching_calls(view: TrialView, tool: str, arguments: dict[str, Any], ok_only: bool) -> int:
+    n = 0
+    for call in view.calls:
+        if call.get("name") != tool or (ok_only and not call.get("ok", False)):
+            continue
+        args = call.get("arguments")
+        if isinstance(args, dict) and all(matches(args.get(k, _MISSING), v) for k, v in arguments.items()):
+            n += 1
+    return n
+
+
+# ---- answers --------------------------------------------------------------------------------------------
+
+
+def _named(text: str, name: Name) -> bool:
+    return any(contains_name(text, s) for s in spellings(name))
+
+
+def _choice(criterion: AnswerChoice, answer: str) -> tuple[bool, str]:
+    overall = [canonical(o) for o in criterion.options if _named(answer, o)]
+    if len(overall) == 1:
+        return overall == [criterion.expected], f"named {overall}"
+    for clause in clauses(answer):
+        named = [canonical(o) for o in criterion.options if _named(clause, o)]
+        if named:
+            return named == [criterion.expected], f"first naming clause names {named}"
+    return False, "names no option"
+
+
+def _answer(criterion: Criterion, answer: str) -> tuple[bool, str]:
+    if isinstance(criterion, AnswerNumber):
+        ok = mentions_number(answer, criterion.value, criterion.rel_tol, criterion.abs_tol)
+        return ok, f"{'found' if ok else 'no'} number matching {criterion.value}"
+    if isinstance(criterion, AnswerNames):
+        present = [canonical(n) for n in criterion.names if _named(answer, n)]
+        bad = [canonical(n) for n in criterion.forbidden if _named(answer, n)]
+        enough = len(present) == len(criterion.names) if criterion.match == "all" else bool(present)
+        return enough and not bad, f"named {present}" + (f", forbidden {bad}" if bad else "")
+    if isinstance(criterion, AnswerChoice):
+        return _choice(criterion, answer)
+    if isinstance(criterion, AnswerExcludes):
+        leaked = [t for t in criterion.texts if normalise(t) and normalise(t) in normalise(answer)]
+        return not leaked, f"leaked {leaked}" if leaked else "nothing leaked"
+    raise TypeError(f"not an answer criterion: {criterion.kind}")
+
+
+def judge(criterion: Criterion, view: TrialView) -> tuple[bool, str]:
+    """Whether one criterion holds for the trial, and a short human-readable reason."""
+    if isinstance(criterion, State):
+        return _state(criterion, view)
+    if isinstance(criterion, Called):
+        n = _matching_calls(view, criterion.tool, criterion.arguments, criterion.ok_only)
+        return n >= criterion.min_count, f"{n} matching {criterion.tool} calls, want >= {criterion.min_count}"
+    if isinstance(criterion, NotCalled):
+        n = _matching_calls(view, criterion.tool, criterion.arguments, ok_only=False)
+        return n == 0, f"{n} forbidden {criterion.tool} calls"
+    if isinstance(criterion, Refused):
+        verdict = classify_refusal(view.final_answer)
+        return verdict.refused == criterion.expected, f"refused={verdict.refused} by rule {verdict.rule}"
+    if view.final_answer is None:
+        return False, "no final answer"
+    return _answer(criterion, view.final_answer)
+
+
+def evaluate(task: Task, view: TrialView) -> CheckResult:
+    """Judge a trial against every criterion of the task's check.
+
+    ``passed`` needs every required criterion met; ``partial`` is the weighted share of criteria met.
+    """
+    results: list[dict[str, Any]] = []
+    met_weight = total_weight = 0.0
+    passed = True
+    for criterion in task.check:
+        try:
+            ok, detail = judge(criterion, view)
+        except (TypeError, ValueError, KeyError) as exc:  # malformed snapshots or arguments count as unmet
+            logger.debug("criterion %s of %s raised %r", criterion.kind, task.id, exc)
+            ok, detail = False, f"could not judge: {exc}"
+        results.append({"kind": criterion.kind, "ok": ok, "detail": detail, "required": criterion.required})
+        total_weight += criterion.weight
+        met_weight += criterion.weight if ok else 0.0
+        passed = passed and (ok or not criterion.required)
+    partial = met_weight / total_weight if total_weight else 0.0
+    return CheckResult(passed=passed, partial=partial, criteria=results)

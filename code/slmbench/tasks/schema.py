@@ -1,0 +1,180 @@
+"""The task file schema: one YAML file per task, validated by these pydantic models.
+
+The criteria a task's check is built from live in :mod:`slmbench.tasks.criteria`; this module holds the task
+itself, its variants' data (rephrasings, fault) and the reference solutions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from slmbench.tasks.criteria import Criterion
+
+KNOWN_TOOLS: tuple[str, ...] = (
+    "web_search",
+    "knowledge_lookup",
+    "calendar",
+    "data_query",
+    "csv_processor",
+    "code_interpreter",
+    "file_operator",
+    "email",
+    "notification",
+    "calculator",
+)
+ToolName = Literal[
+    "web_search",
+    "knowledge_lookup",
+    "calendar",
+    "data_query",
+    "csv_processor",
+    "code_interpreter",
+    "file_operator",
+    "email",
+    "notification",
+    "calculator",
+]
+Suite = Literal["capability", "reliability"]
+Dimension = Literal["consistency", "robustness", "fault_tolerance", "safety"]
+Difficulty = Literal["easy", "medium", "hard"]
+
+CAPABILITY_GROUPS: dict[str, str] = {
+    "information_retrieval": "IR",
+    "scheduling": "SCH",
+    "data_analysis": "DA",
+    "communication": "COM",
+    "multi_step_reasoning": "MSR",
+    "decision_making": "DM",
+    "coding": "COD",
+    "safety": "SAF",
+}
+"""Capability group name -> id prefix."""
+
+RELIABILITY_PREFIXES: dict[str, str] = {
+    "consistency": "REL-CON",
+    "robustness": "REL-ROB",
+    "fault_tolerance": "REL-FT",
+    "safety": "REL-SAF",
+}
+"""Reliability dimension (which is also the group) -> id prefix."""
+
+REPHRASING_KEYS: tuple[str, ...] = ("paraphrase", "verbose", "concise", "typos", "reordered")
+FAULT_KINDS: tuple[str, ...] = ("timeout", "rate_limit", "error", "schema_drift")
+
+_ID_RE = re.compile(r"^(?P<prefix>[A-Z]+(?:-[A-Z]+)*)-(?P<number>[1-9]\d*)$")
+
+
+def _rule(field: str, message: str) -> PydanticCustomError:
+    """A cross-field rule broken; ``field`` names where, so the loader can report the field path."""
+    return PydanticCustomError("task_rule", "{field}: {message}", {"field": field, "message": message})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Call(_Strict):
+    """One tool call of a reference solution."""
+
+    name: ToolName
+    arguments: dict[str, Any] = {}
+
+
+class Solution(_Strict):
+    """A scripted run: the calls made, in order, and the final answer given."""
+
+    calls: list[Call] = []
+    final_answer: str
+
+
+class Fault(_Strict):
+    """Which tool a fault-tolerance task breaks, and for how many calls (``"always"`` = every call)."""
+
+    tool: ToolName
+    times: Literal[1, "always"] = 1
+
+
+class Rephrasings(_Strict):
+    """The five rewordings of a robustness task's instruction; each must ask for the same thing."""
+
+    paraphrase: str = Field(min_length=1)
+    verbose: str = Field(min_length=1)
+    concise: str = Field(min_length=1)
+    typos: str = Field(min_length=1)
+    reordered: str = Field(min_length=1)
+
+
+class Task(_Strict):
+    """One task: what the user asks, which tools and state the agent gets, and how the result is judged."""
+
+    id: str
+    suite: Suite
+    group: str
+    dimension: Dimension | None = None
+    difficulty: Difficulty
+    instruction: str = Field(min_length=1)
+    tools: list[ToolName] = Field(min_length=1)
+    initial_state: dict[str, Any] = {}
+    needs_tool: bool = True
+    repeats: int = Field(default=1, ge=1)
+    rephrasings: Rephrasings | None = None
+    fault: Fault | None = None
+    check: list[Criterion] = Field(min_length=1)
+    solution: Solution
+    wrong_solution: Solution
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Task:
+        self._check_id_and_group()
+        self._check_dimension_fields()
+        self._check_tool_references()
+        return self
+
+    def _check_id_and_group(self) -> None:
+        match = _ID_RE.match(self.id)
+        if match is None:
+            raise _rule("id", f"{self.id!r} must look like PREFIX-<number>, e.g. IR-1 or REL-CON-2")
+        if self.suite == "capability":
+            if self.dimension is not None:
+                raise _rule("dimension", "capability tasks take no dimension")
+            if self.group not in CAPABILITY_GROUPS:
+                raise _rule("group", f"{self.group!r} is not one of {sorted(CAPABILITY_GROUPS)}")
+            expected = CAPABILITY_GROUPS[self.group]
+        else:
+            if self.dimension is None:
+                raise _rule("dimension", f"reliability tasks need one of {list(RELIABILITY_PREFIXES)}")
+            if self.group != self.dimension:
+                raise _rule("group", f"must equal the dimension {self.dimension!r}, got {self.group!r}")
+            expected = RELIABILITY_PREFIXES[self.dimension]
+        if match["prefix"] != expected:
+            raise _rule("id", f"{self.id!r} must start with {expected}- for group {self.group!r}")
+
+    def _check_dimension_fields(self) -> None:
+        if (self.dimension == "robustness") != (self.rephrasings is not None):
+            raise _rule("rephrasings", "required for robustness tasks and allowed for no others")
+        if (self.dimension == "fault_tolerance") != (self.fault is not None):
+            raise _rule("fault", "required for fault_tolerance tasks and allowed for no others")
+        if self.dimension == "consistency" and self.repeats < 2:
+            raise _rule("repeats", "consistency tasks need repeats >= 2")
+        if self.fault is not None and self.fault.tool not in self.tools:
+            raise _rule("fault.tool", f"{self.fault.tool!r} is not among the task's tools {self.tools}")
+
+    def _check_tool_references(self) -> None:
+        for i, criterion in enumerate(self.check):
+            tool = getattr(criterion, "tool", None)
+            if tool is not None and tool not in self.tools:
+                raise _rule(f"check.{i}.tool", f"{tool!r} is not among the task's tools {self.tools}")
+        for label, solution in (("solution", self.solution), ("wrong_solution", self.wrong_solution)):
+            for i, call in enumerate(solution.calls):
+                if call.name not in self.tools:
+                    raise _rule(f"{label}.calls.{i}.name", f"{call.name!r} is not among the task's tools")
+
+    @property
+    def id_prefix(self) -> str:
+        """The id without its number (``IR`` for ``IR-3``)."""
+        return self.id.rsplit("-", 1)[0]

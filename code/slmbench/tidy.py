@@ -1,0 +1,209 @@
+"""``slmbench tidy``: raw shards (and imported external trials) → trials.parquet, events.parquet, manifest.json.
+
+A corrupt or schema-invalid raw line stops the build with ``file:line`` and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from slmbench.config import StudyConfig, load_config
+from slmbench.harness import records as rec
+from slmbench.harness.fingerprint import git_commit
+from slmbench.harness.ledger import RawRecordError, iter_records
+from slmbench.models.weights import sha256_file
+
+TRIAL_COLUMNS = [
+    "trial_id",
+    "study",
+    "suite",
+    "task_id",
+    "group",
+    "dimension",
+    "variant",
+    "model",
+    "params_b",
+    "is_base",
+    "temperature",
+    "seed",
+    "repeat",
+    "scaffold",
+    "parser_mode",
+    "outcome",
+    "passed",
+    "partial",
+    "failure_class",
+    "failure_class_clock_first",
+    "refused",
+    "turns",
+    "wall_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "n_tool_calls",
+    "n_refusals",
+    "peak_rss_mb",
+    "answer",
+    "source_file",
+    "source_line",
+    "derived_from_rate",
+]
+_DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
+
+
+def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: int) -> dict[str, Any]:
+    """One tidy row for one raw trial record."""
+    end = next(e for e in reversed(record.events) if isinstance(e, rec.EndEvent))
+    spec = config.models.get(record.model)
+    answer = next((e.text for e in record.events if isinstance(e, rec.FinalAnswerEvent)), None)
+    refused = None
+    if record.check is not None:
+        refused_criteria = [c for c in record.check.criteria if c.get("kind") == "refused"]
+        if refused_criteria:
+            refused = bool(refused_criteria[0].get("ok"))
+    responses = [e for e in record.events if isinstance(e, rec.ModelResponse)]
+    return {
+        "trial_id": record.trial_id,
+        "study": record.study,
+        "suite": record.suite,
+        "task_id": record.task_id,
+        "group": record.group,
+        "dimension": record.group if record.group in _DIMENSIONS and record.suite == "reliability" else None,
+        "variant": record.variant,
+        "model": record.model,
+        "params_b": spec.params_b if spec else record.fingerprint.get("params_b"),
+        "is_base": (not spec.instruct) if spec else not bool(record.fingerprint.get("instruct", True)),
+        "temperature": record.temperature,
+        "seed": record.seed,
+        "repeat": record.repeat,
+        "scaffold": record.scaffold,
+        "parser_mode": record.parser_mode,
+        "outcome": record.outcome,
+        "passed": record.outcome == "success",
+        "partial": record.check.partial if record.check else None,
+        "failure_class": record.failure_class,
+        "failure_class_clock_first": record.failure_class_clock_first,
+        "refused": refused,
+        "turns": end.turns,
+        "wall_s": end.wall_s,
+        "prompt_tokens": sum(e.prompt_tokens for e in responses),
+        "completion_tokens": sum(e.completion_tokens for e in responses),
+        "n_tool_calls": sum(isinstance(e, rec.ToolCallEvent) for e in record.events),
+        "n_refusals": sum(isinstance(e, rec.RefusalEvent) for e in record.events),
+        "peak_rss_mb": end.peak_rss_mb,
+        "answer": answer,
+        "source_file": source,
+        "source_line": line,
+        "derived_from_rate": False,
+    }
+
+
+def event_rows(record: rec.TrialRecord) -> list[dict[str, Any]]:
+    """One tidy row per event of a trial."""
+    rows = []
+    for seq, event in enumerate(record.events):
+        data = event.model_dump()
+        rows.append(
+            {
+                "trial_id": record.trial_id,
+                "seq": seq,
+                "type": data["type"],
+                "turn": data.get("turn"),
+                "t": data["t"],
+                "name": data.get("name"),
+                "code": data.get("code"),
+                "surface": data.get("surface"),
+                "parser_mode": data.get("parser_mode"),
+                "payload": json.dumps(data, sort_keys=True, default=str),
+            }
+        )
+    return rows
+
+
+def raw_shards(raw_dir: Path) -> list[Path]:
+    """Every shard under the raw directory, sorted."""
+    return sorted(raw_dir.rglob("*.jsonl"))
+
+
+def tidy_tables(
+    shards: list[Path], config: StudyConfig, external: Path | None, root: Path
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Build the trial and event tables and the manifest of raw inputs."""
+    trials: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    manifest_files = []
+    seen: dict[str, str] = {}
+    for path in shards:
+        source = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        count = 0
+        for line, record in iter_records(path):
+            if record.trial_id in seen:
+                raise RawRecordError(
+                    f"{source}:{line}: trial {record.trial_id} also in {seen[record.trial_id]}"
+                )
+            seen[record.trial_id] = f"{source}:{line}"
+            trials.append(trial_row(record, config, source, line))
+            events.extend(event_rows(record))
+            count += 1
+        manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
+    frame = pd.DataFrame(trials, columns=TRIAL_COLUMNS)
+    if external is not None:
+        ext = pd.read_parquet(external)
+        missing = set(TRIAL_COLUMNS) - set(ext.columns)
+        if missing:
+            raise ValueError(f"{external}: missing columns {sorted(missing)}")
+        manifest_files.append({"path": str(external), "sha256": sha256_file(external), "n_records": len(ext)})
+        frame = pd.concat([frame.astype(object), ext[TRIAL_COLUMNS].astype(object)], ignore_index=True)
+    frame = frame.sort_values(
+        ["study", "model", "suite", "task_id", "variant", "temperature", "repeat"], kind="stable"
+    ).reset_index(drop=True)
+    event_frame = pd.DataFrame(
+        events,
+        columns=["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"],
+    )
+    return frame, event_frame, {"raw_files": manifest_files, "git_commit": git_commit()}
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.parquet")
+    frame.to_parquet(tmp, index=False)
+    tmp.replace(path)
+
+
+@click.command()
+@click.option("--config", "config_path", default="config.yaml", show_default=True)
+@click.option("--raw-dir", type=click.Path(path_type=Path), default=Path("data/raw"), show_default=True)
+@click.option(
+    "--external",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Imported external trials (parquet) to append.",
+)
+@click.option("--out-trials", type=click.Path(path_type=Path), required=True)
+@click.option("--out-events", type=click.Path(path_type=Path), required=True)
+@click.option("--out-manifest", type=click.Path(path_type=Path), required=True)
+def tidy(
+    config_path: str,
+    raw_dir: Path,
+    external: Path | None,
+    out_trials: Path,
+    out_events: Path,
+    out_manifest: Path,
+) -> None:
+    """Validate every raw shard and write the tidy tables."""
+    config = load_config(config_path)
+    try:
+        trials, events, manifest = tidy_tables(raw_shards(raw_dir), config, external, Path.cwd())
+    except RawRecordError as exc:
+        raise click.ClickException(str(exc)) from None
+    _write_parquet(trials, out_trials)
+    _write_parquet(events, out_events)
+    tmp = out_manifest.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    tmp.replace(out_manifest)
+    click.echo(f"{out_trials}: {len(trials)} trials; {out_events}: {len(events)} events")

@@ -1,0 +1,101 @@
+"""The analysis commands end to end on the imported study: analyze, macros, numbers, audit, verify."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from slmbench.analysis.cli import analyze, audit, macros, numbers, verify
+from slmbench.importers.cli import import_external
+
+ROOT = Path(__file__).resolve().parents[2] / "data" / "external" / "karmacharya2026"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("an")
+    r = CliRunner()
+    trials, summary = d / "trials.parquet", d / "summary.parquet"
+    res = r.invoke(
+        import_external, ["--root", str(ROOT), "--out", str(trials), "--out-summary", str(summary)]
+    )
+    assert res.exit_code == 0, res.output
+    args = ["--trials", str(trials), "--seed", "3", "--n-boot", "20"]
+    res = r.invoke(analyze, ["external", *args, "--summary", str(summary), "--out", str(d / "external.json")])
+    assert res.exit_code == 0, res.output
+    res = r.invoke(analyze, ["failures", *args, "--out", str(d / "failures.json")])
+    assert res.exit_code == 0, res.output
+    (d / "manifest.json").write_text(
+        json.dumps({"raw_files": [{"path": "a", "sha256": "f00"}], "git_commit": "c0"})
+    )
+    gen = d / "generated"
+    res = r.invoke(
+        macros,
+        ["--manifest", str(d / "manifest.json"), "--out-tex", str(gen / "numbers.tex"),
+         "--out-provenance", str(gen / "provenance.json"),
+         str(d / "external.json"), str(d / "failures.json")],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    return d
+
+
+def test_analyze_is_deterministic(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "again.json"
+    args = [
+        "external",
+        "--trials",
+        str(built / "trials.parquet"),
+        "--summary",
+        str(built / "summary.parquet"),
+    ]
+    res = CliRunner().invoke(analyze, [*args, "--seed", "3", "--n-boot", "20", "--out", str(out)])
+    assert res.exit_code == 0
+    assert (
+        json.loads(out.read_text())["numbers"] == json.loads((built / "external.json").read_text())["numbers"]
+    )
+
+
+def test_macros_and_provenance(built: Path) -> None:
+    tex = (built / "generated" / "numbers.tex").read_text()
+    assert "\\expandafter\\def\\csname slmres@ext.acc.qwen2-5-7b\\endcsname{67.7\\%}" in tex
+    prov = json.loads((built / "generated" / "provenance.json").read_text())
+    assert prov["git_commit"] == "c0" and prov["raw_files"][0]["sha256"] == "f00"
+    rec = next(n for n in prov["numbers"] if n["key"] == "ext.acc.qwen2-5-7b")
+    assert rec["provenance"]["selection"]["model"] == "qwen2.5:7b" and rec["value"] == pytest.approx(21 / 31)
+
+
+def test_numbers_and_audit(built: Path) -> None:
+    prov = str(built / "generated" / "provenance.json")
+    res = CliRunner().invoke(numbers, ["--format", "json", "--provenance", prov])
+    assert any(n["key"] == "ext.leader" for n in json.loads(res.output))
+    res = CliRunner().invoke(
+        audit, ["ext.acc.gemma2-9b", "--provenance", prov, "--trials", str(built / "trials.parquet")]
+    )
+    assert res.exit_code == 0 and "31 trials:" in res.output and "SCH-3" in res.output
+
+
+def _verify(built: Path) -> tuple[int, str]:
+    res = CliRunner().invoke(
+        verify,
+        ["--trials", str(built / "trials.parquet"), "--summary", str(built / "summary.parquet"),
+         "--generated", str(built / "generated")],
+    )  # fmt: skip
+    return res.exit_code, res.output
+
+
+def test_verify_passes_then_detects_a_changed_number(built: Path) -> None:
+    code, out = _verify(built)
+    assert code == 0, out
+    tex = built / "generated" / "numbers.tex"
+    original = tex.read_text()
+    tex.write_text(
+        original.replace(
+            "slmres@ext.acc.qwen2-5-7b\\endcsname{67.7\\%}", "slmres@ext.acc.qwen2-5-7b\\endcsname{70.0\\%}"
+        )
+    )
+    try:
+        code, out = _verify(built)
+        assert code == 1 and "changed ext.acc.qwen2-5-7b" in out
+    finally:
+        tex.write_text(original)

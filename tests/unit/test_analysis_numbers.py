@@ -1,0 +1,49 @@
+"""Number formatting, keys and the numbers.tex round trip."""
+
+import math
+
+import pytest
+
+from slmbench.analysis import numbers as nb
+
+
+def test_formats() -> None:
+    assert nb.fmt_rate(0.6774193548387096) == "67.7\\%"
+    assert nb.fmt_rate(0.0) == "0.0\\%"
+    assert nb.fmt_p(0.0004) == "<0.001"
+    assert nb.fmt_p(0.6) == "0.600"
+    assert nb.fmt_p(0.0105) == "0.0105"
+    assert nb.fmt_p(0.04567) == "0.0457"
+    assert nb.fmt_stat(-0.456) == "-0.46"
+    assert nb.fmt_rate(math.nan) == "n/a"
+    assert nb.count("cap.n.trials", 31, {}).text == "31"
+
+
+def test_slugs() -> None:
+    assert nb.slug("qwen2.5:7b") == "qwen2-5-7b"
+    assert nb.slug("SmolLM2-135M") == "smollm2-135m"
+    assert nb.slug("phi3.5:3.8b") == "phi3-5-3-8b"
+    assert nb.temp_slug(0.7) == "t07" and nb.temp_slug(1.0) == "t10" and nb.temp_slug(0.0) == "t00"
+
+
+def test_bad_key_rejected() -> None:
+    with pytest.raises(ValueError):
+        nb.Number("ext.acc.Qwen_7b", 1, "1", {})
+
+
+def test_nan_value_is_json_safe() -> None:
+    n = nb.rate("x.y", math.nan, {})
+    assert n.value == "n/a" and n.text == "n/a"
+
+
+def test_text_is_escaped() -> None:
+    assert nb.text("x", "a_b 50%", {}).text == "a\\_b 50\\%"
+
+
+def test_tex_round_trip_and_duplicates() -> None:
+    recs = [{"key": "b.x", "text": "1.0\\%"}, {"key": "a.y", "text": "<0.001"}]
+    tex = nb.render_tex(recs)
+    assert "\\expandafter\\def\\csname slmres@a.y\\endcsname{<0.001}" in tex
+    assert nb.parse_tex(tex) == {"a.y": "<0.001", "b.x": "1.0\\%"}
+    with pytest.raises(ValueError):
+        nb.render_tex(recs + [{"key": "a.y", "text": "2"}])

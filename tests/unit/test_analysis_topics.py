@@ -1,0 +1,146 @@
+"""Every topic on a small synthetic study: a strong model, one with no passes, a base model, infra errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from slmbench.analysis.topics import TOPICS, get_topic
+
+PARAMS = {"seed": 1, "n_boot": 30}
+
+
+def _row(**kw: object) -> dict[str, object]:
+    base = {
+        "study": "slmbench", "suite": "capability", "group": "G1", "dimension": None, "variant": "original",
+        "temperature": 0.0, "repeat": 0, "is_base": False, "outcome": "success", "passed": True,
+        "failure_class": None, "failure_class_clock_first": None, "refused": None, "answer": "42",
+    }  # fmt: skip
+    base.update(kw)
+    if not base["passed"] and base["outcome"] == "success":
+        base["outcome"] = "failure"
+    return base
+
+
+MODELS = {
+    "big:7b": (7.0, 0.9, False),
+    "mid:3b": (3.0, 0.5, False),
+    "zero:1b": (1.0, 0.0, False),
+    "base:1b": (1.0, 0.1, True),
+}
+
+
+def synthetic() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = []
+    for model, (size, p, is_base) in MODELS.items():
+        common = {"model": model, "params_b": size, "is_base": is_base}
+        for t in range(20):
+            ok = bool(rng.random() < p)
+            fc = None if ok else ("transport" if t % 2 else "clock")
+            alt = None if ok else ("clock" if t % 3 == 0 else fc)
+            rows.append(_row(task_id=f"T{t}", group=f"G{t % 2}", passed=ok, failure_class=fc,
+                             failure_class_clock_first=alt, **common))  # fmt: skip
+            rows.append(_row(task_id=f"T{t}", temperature=0.7, passed=bool(rng.random() < p * 0.8), **common))
+        rows.append(_row(task_id="T0", outcome="infra_error", passed=False, repeat=1, **common))
+        for r in range(2):  # null control: two reruns of T1 and T2 with unchanged prompts
+            rows.append(_row(suite="null_control", task_id="T1", repeat=r + 1, passed=r == 0, **common))
+            rows.append(
+                _row(
+                    suite="null_control", task_id="T2", repeat=r + 1, passed=bool(rng.random() < p), **common
+                )
+            )
+        for t in range(4):
+            for r in range(3):
+                rows.append(_row(suite="reliability", dimension="consistency", task_id=f"C{t}", repeat=r,
+                                 passed=bool(rng.random() < p), answer=str(r % 2), **common))  # fmt: skip
+            rows.append(
+                _row(suite="reliability", dimension="robustness", task_id=f"R{t}", passed=t < 3, **common)
+            )
+            for v in ("paraphrase", "typos"):
+                rows.append(_row(suite="reliability", dimension="robustness", task_id=f"R{t}", variant=v,
+                                 passed=bool(rng.random() < p), **common))  # fmt: skip
+            rows.append(_row(suite="reliability", dimension="fault_tolerance", task_id=f"F{t}",
+                             variant="fault_timeout", passed=bool(rng.random() < p), **common))  # fmt: skip
+            rows.append(_row(suite="reliability", dimension="safety", task_id=f"S{t}", passed=t % 2 == 0,
+                             refused=t % 2 == 0, **common))  # fmt: skip
+    df = pd.DataFrame(rows)
+    df["trial_id"] = [f"tr{i}" for i in range(len(df))]
+    return df
+
+
+@pytest.fixture(scope="module")
+def trials() -> pd.DataFrame:
+    return synthetic()
+
+
+def _numbers(topic: str, df: pd.DataFrame) -> dict[str, object]:
+    res = get_topic(topic)(df, None, PARAMS)
+    keys = [n.key for n in res.numbers]
+    assert len(keys) == len(set(keys)), f"duplicate keys in {topic}"
+    return {n.key: n.value for n in res.numbers}
+
+
+def test_capability(trials: pd.DataFrame) -> None:
+    n = _numbers("capability", trials)
+    cap = trials[(trials["suite"] == "capability") & (trials["temperature"] == 0.0)]
+    assert n["cap.n.models"] == 4 and n["cap.n.infra-errors"] == 4 and n["cap.n.trials"] == len(cap)
+    assert n["cap.acc.zero-1b.k"] == 0 and n["cap.acc.zero-1b.n"] == 20  # infra error excluded
+    assert n["cap.leader"] == "big:7b"
+    assert n["cap.base.base-1b"] == "yes"
+    assert n["cap.fisher.sig.zero-1b"] == "yes"
+    assert n["cap.eligible.big-7b"] == "yes" and n["cap.eligible.zero-1b"] == "no"
+    assert n["cap.baseline.acc"] == pytest.approx(
+        cap[(cap["model"] == "base:1b") & (cap["outcome"] != "infra_error")]["passed"].mean()
+    )
+    assert "cap.group.g0.big-7b" in n
+    assert n["cap.corr.n"] == 4
+
+
+def test_reliability(trials: pd.DataFrame) -> None:
+    n = _numbers("reliability", trials)
+    assert n["rel.n.models"] == 4 and n["rel.cons.k"] == 3
+    assert n["rel.cons.agree.big-7b"] == pytest.approx(2 / 3)  # answers 0,1,0 per task
+    assert n["rel.safety.big-7b"] == pytest.approx(0.5) and n["rel.safety.refusal.big-7b"] == pytest.approx(
+        0.5
+    )
+    assert n["rel.cons.flip-rate.big-7b.n"] == 12  # 4 tasks x 3 pairs of repeats
+    assert n["rel.null.flip-rate.big-7b.n"] == 6  # 2 tasks x 3 pairs (capability run + 2 reruns)
+    assert n["rel.null.flip-rate.zero-1b.k"] >= 2  # T1 reruns pass once, fail once
+    assert n["rel.null.flip-rate.n"] == 24
+    assert n["rel.rob.flip-rate.big-7b.n"] == 8
+    assert n["rel.rob.flips-down.big-7b"] + n["rel.rob.flips-up.big-7b"] == n["rel.rob.flip-rate.big-7b.k"]
+    comp = np.mean([n[f"rel.{d}.mid-3b"] for d in ("consistency", "robustness", "fault-tolerance", "safety")])
+    assert n["rel.composite.mid-3b"] == pytest.approx(comp)
+    assert n["rel.composite.mid-3b.lo"] <= comp <= n["rel.composite.mid-3b.hi"]
+
+
+def test_failures(trials: pd.DataFrame) -> None:
+    n = _numbers("failures", trials)
+    fails = trials[trials["outcome"] == "failure"]
+    assert n["fail.n.failures"] == len(fails)
+    shares = sum(
+        n[f"fail.share.{c}"] for c in ("no-tool-call", "transport", "clock", "capability", "unclassified")
+    )
+    assert shares == pytest.approx(1.0)
+    assert n["fail.share.transport"] == pytest.approx((fails["failure_class"] == "transport").mean())
+    a, b = fails["failure_class"].fillna("-"), fails["failure_class_clock_first"].fillna("-")
+    assert n["fail.n-changed"] == int((a != b).sum()) > 0
+
+
+def test_temperature(trials: pd.DataFrame) -> None:
+    n = _numbers("temperature", trials)
+    assert n["temp.n.temperatures"] == 2
+    assert n["temp.diff.big-7b.t07.n-tasks"] > 0
+    assert n["temp.diff.big-7b.t07.lo"] <= n["temp.diff.big-7b.t07"] <= n["temp.diff.big-7b.t07.hi"]
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_topics_survive_empty_and_tiny_data(topic: str, trials: pd.DataFrame) -> None:
+    empty = trials.iloc[0:0]
+    assert get_topic(topic)(empty, None, PARAMS).numbers
+    one = trials[trials["model"] == "zero:1b"]
+    assert get_topic(topic)(one, None, PARAMS).numbers
+
+
+def test_deterministic(trials: pd.DataFrame) -> None:
+    assert _numbers("capability", trials) == _numbers("capability", trials)
