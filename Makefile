@@ -3,6 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
+export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: paper test setup latex trials lock clean-analysis
 

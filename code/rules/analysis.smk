@@ -109,3 +109,21 @@ rule macros:
     shell:
         "slmbench macros --manifest {input.manifest} --out-tex {output.tex}"
         " --out-provenance {output.provenance} {input.topics} > {log} 2>&1"
+
+
+rule verify:
+    """Recompute every number from the raw shards (tidy again, analyse again) and compare with paper/generated."""
+    input:
+        shards=recorded_shards,
+        external=PROCESSED + "/external_trials.parquet",
+        summary=PROCESSED + "/external_summary.parquet",
+        numbers="paper/generated/numbers.tex",
+        config="config.yaml",
+    log:
+        "logs/analysis/verify.log",
+    shell:
+        "tmp=$(mktemp -d) && slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
+        " --out-trials $tmp/trials.parquet --out-events $tmp/events.parquet --out-manifest $tmp/manifest.json"
+        " > {log} 2>&1 && slmbench verify --trials $tmp/trials.parquet --events $tmp/events.parquet"
+        " --summary {input.summary} --generated paper/generated >> {log} 2>&1; status=$?; rm -rf $tmp;"
+        " cat {log}; exit $status"

@@ -15,6 +15,8 @@ rule shard:
         suite="capability|reliability",
         scaffold="native|react",
         mode="strict|repaired",
+    params:
+        tasks=",".join(STUDY.tasks),
     log:
         "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}.log",
     threads: 2
@@ -23,7 +25,8 @@ rule shard:
         runtime=720,
     shell:
         "slmbench run --model {wildcards.model} --suite {wildcards.suite} --temperature {wildcards.temp}"
-        " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --no-progress --out {output}.part"
+        " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks '{params.tasks}'"
+        " --no-progress --out {output}.part"
         " 2> {log} && mv {output}.part {output}"
 
 

@@ -65,6 +65,7 @@ class StudyConfig(BaseModel):
     alpha: float = Field(gt=0, lt=1)
     bootstrap_resamples: int = Field(ge=100)
     null_control: NullControl | None = None
+    tasks: list[str] = Field(default_factory=list, description="Run only these task ids (empty: whole suites)")
 
 
 def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConfig:

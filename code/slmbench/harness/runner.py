@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import os
 import resource
 import tempfile
 import time
@@ -147,7 +148,15 @@ def build_record(
         failure_class=failure,
         failure_class_clock_first=failure_alt,
         fingerprint=fingerprint,
-        provenance={"shard": shard.shard_name or "", "command": "slmbench run"},
+        provenance={
+            "shard": shard.shard_name or "",
+            "command": "slmbench run",
+            "settings": {
+                "max_turns": shard.max_turns,
+                "budget_s": shard.budget_s,
+                "max_tokens": shard.max_tokens,
+            },
+        },
     )
 
 
@@ -190,6 +199,7 @@ def run_shard(
             )
             started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             with tempfile.TemporaryDirectory(prefix="slmbench-trial-") as workdir:
+                os.chmod(workdir, 0o711)  # lets the sandbox drop to an unprivileged user inside it
                 run = run_trial(backend, trial, settings, Path(workdir))
             fp = (
                 fingerprint_for(backend, shard.temperature, seed)
