@@ -16,6 +16,8 @@ rule analyze_external:
         seed=ANALYSIS_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/analyze_external.log",
     shell:
@@ -33,6 +35,8 @@ rule analyze_capability:
         seed=ANALYSIS_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/analyze_capability.log",
     shell:
@@ -50,6 +54,8 @@ rule analyze_reliability:
         seed=ANALYSIS_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/analyze_reliability.log",
     shell:
@@ -67,6 +73,8 @@ rule analyze_failures:
         seed=ANALYSIS_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/analyze_failures.log",
     shell:
@@ -84,6 +92,8 @@ rule analyze_temperature:
         seed=ANALYSIS_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/analyze_temperature.log",
     shell:
@@ -104,6 +114,8 @@ rule macros:
     output:
         tex="paper/generated/numbers.tex",
         provenance="paper/generated/provenance.json",
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/macros.log",
     shell:
@@ -115,15 +127,18 @@ rule verify:
     """Recompute every number from the raw shards (tidy again, analyse again) and compare with paper/generated."""
     input:
         shards=recorded_shards,
-        external=PROCESSED + "/external_trials.parquet",
-        summary=PROCESSED + "/external_summary.parquet",
-        numbers="paper/generated/numbers.tex",
+        external="data/processed/external_trials.parquet",
+        summary="data/processed/external_summary.parquet",
         config="config.yaml",
+    params:
+        generated="paper/generated",  # read as committed, never rebuilt before the comparison
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/analysis/verify.log",
     shell:
         "tmp=$(mktemp -d) && slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
         " --out-trials $tmp/trials.parquet --out-events $tmp/events.parquet --out-manifest $tmp/manifest.json"
         " > {log} 2>&1 && slmbench verify --trials $tmp/trials.parquet --events $tmp/events.parquet"
-        " --summary {input.summary} --generated paper/generated >> {log} 2>&1; status=$?; rm -rf $tmp;"
+        " --summary {input.summary} --generated {params.generated} >> {log} 2>&1; status=$?; rm -rf $tmp;"
         " cat {log}; exit $status"

@@ -69,6 +69,7 @@ rule fig_composite_reliability:
     input:
         trials="data/processed/trials.parquet",
         reliability="data/processed/reliability.json",
+        external="data/processed/external.json",
         module="code/slmbench/figures/composite_reliability.py",
     output:
         "figures/fig_composite_reliability.pdf",
@@ -77,13 +78,14 @@ rule fig_composite_reliability:
     conda:
         "../../envs/environment.yml"
     shell:
-        "slmbench figure composite_reliability --trials {input.trials} --topic {input.reliability} --out {output} > {log} 2>&1"
+        "slmbench figure composite_reliability --trials {input.trials} --topic {input.reliability} --topic {input.external} --out {output} > {log} 2>&1"
 
 
 rule fig_composite_vs_params:
     input:
         trials="data/processed/trials.parquet",
         reliability="data/processed/reliability.json",
+        external="data/processed/external.json",
         module="code/slmbench/figures/composite_vs_params.py",
     output:
         "figures/fig_composite_vs_params.pdf",
@@ -92,7 +94,7 @@ rule fig_composite_vs_params:
     conda:
         "../../envs/environment.yml"
     shell:
-        "slmbench figure composite_vs_params --trials {input.trials} --topic {input.reliability} --out {output} > {log} 2>&1"
+        "slmbench figure composite_vs_params --trials {input.trials} --topic {input.reliability} --topic {input.external} --out {output} > {log} 2>&1"
 
 
 rule fig_latency_vs_accuracy:

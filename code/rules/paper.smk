@@ -88,4 +88,4 @@ rule pdf:
     log:
         "logs/paper/pdf.log",
     shell:
-        "latexmk -cd -pdf -interaction=nonstopmode -halt-on-error {input.main} > {log} 2>&1"
+        "latexmk -g -cd -pdf -interaction=nonstopmode -halt-on-error {input.main} > {log} 2>&1"

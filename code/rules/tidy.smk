@@ -5,8 +5,10 @@ rule import_external:
     input:
         "data/external/karmacharya2026/README.md",
     output:
-        trials=PROCESSED + "/external_trials.parquet",
-        summary=PROCESSED + "/external_summary.parquet",
+        trials="data/processed/external_trials.parquet",
+        summary="data/processed/external_summary.parquet",
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/import_external.log",
     shell:
@@ -17,12 +19,14 @@ rule import_external:
 rule tidy:
     input:
         shards=recorded_shards,
-        external=PROCESSED + "/external_trials.parquet",
+        external="data/processed/external_trials.parquet",
         config="config.yaml",
     output:
-        trials=PROCESSED + "/trials.parquet",
-        events=PROCESSED + "/events.parquet",
-        manifest=PROCESSED + "/manifest.json",
+        trials="data/processed/trials.parquet",
+        events="data/processed/events.parquet",
+        manifest="data/processed/manifest.json",
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/tidy.log",
     shell:

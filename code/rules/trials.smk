@@ -10,13 +10,15 @@ rule trials:
 
 rule shard:
     output:
-        protected(RAW + "/{model}/{suite}_T{temp}_{scaffold}_{mode}.jsonl"),
+        protected("data/raw/slmbench/{model}/{suite}_T{temp}_{scaffold}_{mode}.jsonl"),
     wildcard_constraints:
         suite="capability|reliability",
         scaffold="native|react",
         mode="strict|repaired",
     params:
         tasks=",".join(STUDY.tasks),
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}.log",
     threads: 2
@@ -32,10 +34,12 @@ rule shard:
 
 rule null_control_shard:
     output:
-        protected(RAW + "/{model}/null_control_T0_{scaffold}_{mode}.jsonl"),
+        protected("data/raw/slmbench/{model}/null_control_T0_{scaffold}_{mode}.jsonl"),
     params:
         tasks=",".join(STUDY.null_control.tasks) if STUDY.null_control else "",
         reruns=STUDY.null_control.reruns if STUDY.null_control else 2,
+    conda:
+        "../../envs/environment.yml"
     log:
         "logs/trials/{model}/null_control_{scaffold}_{mode}.log",
     threads: 2

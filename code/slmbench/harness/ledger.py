@@ -41,7 +41,8 @@ def iter_records(path: Path) -> Iterator[tuple[int, TrialRecord]]:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"])
                 kind = "not JSON" if first["type"] == "json_invalid" else "schema-invalid"
-                raise RawRecordError(f"{path}:{number}: {kind}: {where}: {first['msg']}") from None
+                field = f"{where}: " if where else ""
+                raise RawRecordError(f"{path}:{number}: {kind}: {field}{first['msg']}") from None
             if record.trial_id in seen:
                 raise RawRecordError(
                     f"{path}:{number}: duplicate trial {record.trial_id} (first at line {seen[record.trial_id]})"
@@ -92,10 +93,14 @@ class ShardWriter:
             self._lock.acquire(timeout=self._wait_s)
         except Timeout:
             raise ShardLockedError(f"{self.path} is being written by another runner (lock held)") from None
-        if self.path.exists():
-            _cut_torn_tail(self.path)
-            self.done = {record.trial_id for _, record in iter_records(self.path)}
-        self._handle = self.path.open("ab")
+        try:
+            if self.path.exists():
+                _cut_torn_tail(self.path)
+                self.done = {record.trial_id for _, record in iter_records(self.path)}
+            self._handle = self.path.open("ab")
+        except BaseException:
+            self._lock.release()
+            raise
         return self
 
     def append(self, record: TrialRecord) -> None:

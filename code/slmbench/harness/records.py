@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slmbench import SCHEMA_VERSION
 
@@ -151,3 +151,11 @@ class TrialRecord(BaseModel):
     failure_class_clock_first: FailureClass | None
     fingerprint: dict[str, Any]
     provenance: dict[str, Any] = {}
+
+    @model_validator(mode="after")
+    def _ends_with_end(self) -> TrialRecord:
+        if not self.events or not isinstance(self.events[-1], EndEvent):
+            raise ValueError("events must end with an 'end' event")
+        if self.events[-1].outcome != self.outcome:
+            raise ValueError("the end event's outcome differs from the record's outcome")
+        return self

@@ -164,8 +164,11 @@ def accuracy_block(
         boot = cluster_bootstrap(
             sc, leader_top, cluster="task_id", finding=lambda v: v == 1.0, n_resamples=n_boot, seed=seed
         )
-        prov = nb.provenance(fb, selection, "share of task resamples where the leader stays top", seed=seed)
-        out.append(nb.rate(f"{prefix}.boot.leader.kept", boot.kept, prov))
+        kept = boot.kept
+    else:
+        kept = math.nan
+    prov = nb.provenance(fb, selection, "share of task resamples where the leader stays top", seed=seed)
+    out.append(nb.rate(f"{prefix}.boot.leader.kept", kept, prov))
     return out, rows
 
 

@@ -1,0 +1,47 @@
+"""The figure names and how to draw one by name."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+logger = logging.getLogger(__name__)
+
+FIGURES: tuple[str, ...] = (
+    "accuracy_vs_params",
+    "accuracy_vs_temperature",
+    "capability_vs_reliability",
+    "composite_reliability",
+    "composite_vs_params",
+    "latency_vs_accuracy",
+    "group_accuracy",
+    "perturbation_heatmap",
+    "fault_heatmap",
+    "reliability_bars",
+    "reliability_dimensions",
+    "radar",
+    "safety_breakdown",
+    "temperature_sensitivity",
+    "cost_vs_reliability",
+    "failure_classes",
+)
+
+
+class UnknownFigureError(KeyError):
+    """A figure name that has no module."""
+
+    def __str__(self) -> str:
+        return f"unknown figure {self.args[0]!r}; known figures: {', '.join(FIGURES)}"
+
+
+def draw_figure(name: str, trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
+    """Draw figure ``name`` (module ``slmbench.figures.<name>``) from ``trials`` into ``out``."""
+    if name not in FIGURES:
+        raise UnknownFigureError(name)
+    module = importlib.import_module(f"slmbench.figures.{name}")
+    logger.info("drawing %s from %d trials", name, len(trials))
+    module.draw(trials, out, **inputs)

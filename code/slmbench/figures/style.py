@@ -1,0 +1,112 @@
+"""Fixed figure style and byte-deterministic saving, shared by every figure module."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+logger = logging.getLogger(__name__)
+logging.getLogger("fontTools").setLevel(logging.WARNING)
+
+STUDY_ORDER: tuple[str, ...] = ("slmbench", "karmacharya2026")
+STUDY_LABELS: dict[str, str] = {"slmbench": "This study", "karmacharya2026": "Karmacharya 2026 (reproduced)"}
+STUDY_COLORS: dict[str, str] = {"slmbench": "#1b6ca8", "karmacharya2026": "#d1495b"}
+BASE_COLOR = "#9a9a9a"
+BASE_HATCH = "///"
+PDF_METADATA: dict[str, Any] = {"CreationDate": None, "ModDate": None, "Producer": "slmbench"}
+
+_RC: dict[str, Any] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 8.0,
+    "axes.titlesize": 8.5,
+    "axes.labelsize": 8.0,
+    "legend.fontsize": 6.5,
+    "xtick.labelsize": 7.0,
+    "ytick.labelsize": 7.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "figure.dpi": 100,
+    "savefig.dpi": 300,
+    "pdf.fonttype": 42,
+    "svg.hashsalt": "slmbench",
+    "path.simplify": True,
+    "hatch.linewidth": 0.6,
+}
+
+
+def apply_style() -> None:
+    """Reset matplotlib to defaults and apply the fixed slmbench rcParams."""
+    matplotlib.rcdefaults()
+    matplotlib.style.use(_RC)
+
+
+def study_label(study: str) -> str:
+    """Human label of a study."""
+    return STUDY_LABELS.get(study, study)
+
+
+def study_color(study: str) -> str:
+    """Colour of a study."""
+    return STUDY_COLORS.get(study, "#555555")
+
+
+def model_label(model: str, is_base: bool) -> str:
+    """Model name as shown in figures; base (non-instruct) models carry "(base)"."""
+    return f"{model} (base)" if is_base else model
+
+
+def panels(
+    n: int, *, ncols: int | None = None, width: float = 3.6, height: float = 3.0, polar: bool = False
+) -> tuple[Figure, list[Axes]]:
+    """A figure with ``n`` panels (at least one) laid out in a grid."""
+    apply_style()
+    n = max(n, 1)
+    cols = min(n, ncols or n)
+    rows = -(-n // cols)
+    fig = plt.figure(figsize=(width * cols, height * rows), layout="constrained")
+    axes = [fig.add_subplot(rows, cols, i + 1, polar=polar) for i in range(n)]
+    return fig, axes
+
+
+def no_data(ax: Axes, reason: str = "no data") -> None:
+    """Turn ``ax`` into an explicit empty panel that states why nothing is drawn."""
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, reason, ha="center", va="center", transform=ax.transAxes, fontsize=8, color="#666666")
+
+
+def shared_legend(fig: Figure, axes: list[Axes]) -> None:
+    """One legend below all panels, from the first panel that has labelled artists."""
+    for ax in axes:
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), frameon=False)
+            return
+
+
+def save(fig: Figure, out: Path) -> None:
+    """Write ``fig`` as a vector PDF with fixed metadata (same data → same bytes), atomically."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".pdf")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="pdf", metadata=PDF_METADATA)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; outputs are ordinary readable files
+        os.replace(tmp, out)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    logger.info("wrote %s", out)

@@ -1,0 +1,167 @@
+"""Booktabs LaTeX tables built from an analysis topic JSON (its numbers, formatted as in the paper).
+
+Each table is declared as data: the topic it reads, how models are found (a key pattern) and which keys fill
+its columns. Cells use each number's ``text`` so tables and prose print identical values.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+MISSING = "--"
+# last key parts that are not models: rate suffixes (``X.lo``...) and pooled values (``X.mean``)
+NOT_MODELS = frozenset({"lo", "hi", "k", "n", "p", "mean"})
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column: its header and the key template of its cell (``{m}`` is the sanitised model)."""
+
+    header: str
+    key: str
+    interval: bool = False  # render as "[lo, hi]" from key + ".lo"/".hi"
+    align: str = "r"
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table: the topic it reads, the base-model flag key, its columns (a model is listed when it has any)."""
+
+    topic: str
+    base_key: str | None
+    columns: tuple[Column, ...]
+    caption: str
+
+
+TABLES: dict[str, TableSpec] = {
+    "capability": TableSpec(
+        topic="capability",
+        base_key="cap.base.{m}",
+        columns=(
+            Column("Passed", "cap.acc.{m}.k"),
+            Column("Trials", "cap.acc.{m}.n"),
+            Column("Accuracy", "cap.acc.{m}"),
+            Column("95\\% CI", "cap.acc.{m}", interval=True),
+            Column("$p_{\\mathrm{BH}}$", "cap.fisher.padj.{m}"),
+            Column("Cohen's $h$", "cap.cohenh.{m}"),
+        ),
+        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals, Fisher exact "
+        "tests against the leader (Benjamini--Hochberg adjusted) and Cohen's $h$. Base models (floor "
+        "controls) are marked \\textsuperscript{b}.",
+    ),
+    "reliability": TableSpec(
+        topic="reliability",
+        base_key="rel.base.{m}",
+        columns=(
+            Column("Consistency", "rel.consistency.{m}"),
+            Column("Robustness", "rel.robustness.{m}"),
+            Column("Fault tol.", "rel.fault-tolerance.{m}"),
+            Column("Safety", "rel.safety.{m}"),
+            Column("Composite", "rel.composite.{m}"),
+            Column("95\\% CI", "rel.composite.{m}", interval=True),
+        ),
+        caption="Reliability dimensions per model in this study: pass rates per dimension and the composite "
+        "(mean of the four) with a bootstrap 95\\% interval. Base models are marked \\textsuperscript{b}.",
+    ),
+    "external": TableSpec(
+        topic="external",
+        base_key=None,
+        columns=(
+            Column("Passed", "ext.acc.{m}.k"),
+            Column("Tasks", "ext.acc.{m}.n"),
+            Column("Accuracy", "ext.acc.{m}"),
+            Column("95\\% CI", "ext.acc.{m}", interval=True),
+            Column("$p_{\\mathrm{BH}}$", "ext.fisher.padj.{m}"),
+            Column("Cohen's $h$", "ext.cohenh.{m}"),
+            Column("Composite (publ.)", "ext.rel.composite.{m}"),
+        ),
+        caption="The reproduced study, recomputed from its raw reports: capability accuracy at temperature 0 "
+        "with Wilson 95\\% intervals, Fisher exact tests against the leader (Benjamini--Hochberg adjusted), "
+        "Cohen's $h$, and the published composite reliability.",
+    ),
+    "failures": TableSpec(
+        topic="failures",
+        base_key=None,
+        columns=(
+            Column("No tool call", "fail.share.no-tool-call.{m}"),
+            Column("Transport", "fail.share.transport.{m}"),
+            Column("Clock", "fail.share.clock.{m}"),
+            Column("Capability", "fail.share.capability.{m}"),
+        ),
+        caption="Failure classes per model in this study: share of failed trials in each class under the "
+        "default rule order.",
+    ),
+}
+
+
+class UnknownTableError(KeyError):
+    """A table name that has no spec."""
+
+    def __str__(self) -> str:
+        return f"unknown table {self.args[0]!r}; known tables: {', '.join(TABLES)}"
+
+
+def _models(spec: TableSpec, numbers: dict[str, dict[str, Any]]) -> list[str]:
+    patterns = [re.escape(c.key).replace(r"\{m\}", "(?P<m>[a-z0-9-]+)") for c in spec.columns]
+    found = {m.group("m") for key in numbers for pat in patterns if (m := re.fullmatch(pat, key))}
+    return sorted(found - NOT_MODELS)
+
+
+def _display_name(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]]) -> str:
+    for key in (c.key.format(m=m) for c in spec.columns):
+        selection = numbers.get(key, {}).get("provenance", {}).get("selection", {})
+        if isinstance(selection.get("model"), str):
+            return str(selection["model"])
+    return m
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX specials in plain text (model names and the like)."""
+    return re.sub(r"([&%$#_{}])", r"\\\1", text).replace("~", r"\textasciitilde{}").replace("^", r"\^{}")
+
+
+def _cell(col: Column, m: str, numbers: dict[str, dict[str, Any]]) -> str:
+    key = col.key.format(m=m)
+    if col.interval:
+        lo, hi = numbers.get(key + ".lo"), numbers.get(key + ".hi")
+        return f"[{lo['text']}, {hi['text']}]" if lo and hi else MISSING
+    num = numbers.get(key)
+    return str(num["text"]) if num else MISSING
+
+
+def render_table(name: str, topic: dict[str, Any]) -> str:
+    """Booktabs LaTeX for table ``name`` from a topic JSON ({"topic", "numbers", "tables"})."""
+    if name not in TABLES:
+        raise UnknownTableError(name)
+    spec = TABLES[name]
+    if topic.get("topic") not in (None, spec.topic):
+        raise ValueError(f"table {name!r} reads topic {spec.topic!r}, got topic {topic.get('topic')!r}")
+    numbers = {str(n["key"]): n for n in topic.get("numbers", [])}
+    models = _models(spec, numbers)
+    lines = [
+        "% generated by `slmbench table " + name + "`; do not edit",
+        "\\begin{table}[tbp]",
+        "\\centering\\footnotesize",
+        "\\setlength{\\tabcolsep}{4pt}",
+        f"\\caption{{{spec.caption}}}",
+        f"\\label{{tab:{name}}}",
+        "\\begin{tabular}{l" + "".join(c.align for c in spec.columns) + "}",
+        "\\toprule",
+        " & ".join(["Model", *(c.header for c in spec.columns)]) + " \\\\",
+        "\\midrule",
+    ]
+    if not models:
+        lines.append(f"\\multicolumn{{{len(spec.columns) + 1}}}{{c}}{{no data}} \\\\")
+        logger.warning("table %s: no models in topic %s", name, spec.topic)
+    for m in models:
+        label = latex_escape(_display_name(spec, m, numbers))
+        if spec.base_key and str(numbers.get(spec.base_key.format(m=m), {}).get("text", "")).strip() == "yes":
+            label += "\\textsuperscript{b}"
+        lines.append(" & ".join([label, *(_cell(c, m, numbers) for c in spec.columns)]) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""The CI smoke study: a real model (SmolLM2-135M via llama.cpp) on a handful of tasks, through the whole chain
+(trials → raw → tidy → numbers → figures → PDF) in a temporary copy of the workflow, then `verify`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from slmbench.config import load_config
+from slmbench.models.weights import weights_path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).parent
+SMOLLM = load_config(ROOT / "config.yaml").models["smollm2-135m"]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.model,
+    pytest.mark.skipif(not weights_path(SMOLLM).exists(), reason="run `slmbench models fetch smollm2-135m`"),
+    pytest.mark.skipif(shutil.which("latexmk") is None, reason="LaTeX is not installed (make test installs it)"),
+]
+
+
+def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "snakemake"), *targets, "--cores", "2"],
+        cwd=workdir, env=env, capture_output=True, text=True, timeout=1500,
+    )
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("smoke")
+    shutil.copy(ROOT / "Snakefile", work / "Snakefile")
+    shutil.copytree(ROOT / "code" / "rules", work / "code" / "rules")
+    shutil.copytree(ROOT / "code" / "slmbench" / "figures", work / "code" / "slmbench" / "figures")
+    shutil.copytree(ROOT / "data" / "external", work / "data" / "external")
+    paper = work / "paper"
+    paper.mkdir()
+    for item in ("main.tex", "references.bib", "sections"):
+        src = ROOT / "paper" / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, paper / item)
+    shutil.copy(HERE / "smoke_config.yaml", work / "config.yaml")
+    trials = snakemake(work, "trials")
+    assert trials.returncode == 0, trials.stderr[-4000:]
+    built = snakemake(work, "paper")
+    assert built.returncode == 0, built.stderr[-4000:]
+    return work
+
+
+def test_the_model_ran_and_every_trial_is_recorded(study: Path) -> None:
+    shards = list((study / "data" / "raw").rglob("*.jsonl"))
+    assert len(shards) == 1
+    records = [json.loads(line) for line in shards[0].read_text().splitlines()]
+    assert sorted(r["task_id"] for r in records) == sorted(load_config(HERE / "smoke_config.yaml").tasks)
+    assert all(r["fingerprint"]["backend"]["backend"] == "llamacpp" for r in records)
+    assert all(any(e["type"] == "model_response" and e["raw_text"] for e in r["events"]) for r in records)
+
+
+def test_the_pdf_exists_and_every_number_it_uses_is_defined(study: Path) -> None:
+    assert (study / "paper" / "main.pdf").stat().st_size > 10_000
+    numbers = (study / "paper" / "generated" / "numbers.tex").read_text()
+    defined = set(re.findall(r"\\csname slmres@([^\\]+)\\endcsname", numbers))
+    used = set()
+    for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
+        used |= set(re.findall(r"\\res\{([^}]+)\}", tex.read_text()))
+    assert used and used <= defined, f"undefined: {sorted(used - defined)}"
+    assert len(list((study / "figures").glob("fig_*.pdf"))) >= 16
+
+
+def test_verify_recomputes_every_number_from_raw(study: Path) -> None:
+    result = snakemake(study, "verify")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_a_second_run_has_nothing_to_do(study: Path) -> None:
+    result = snakemake(study, "paper", "-n")
+    assert result.returncode == 0
+    assert "Nothing to be done" in result.stdout + result.stderr
