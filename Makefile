@@ -25,6 +25,7 @@ test: latex
 	$(BIN)/mypy
 	$(BIN)/snakemake --lint
 	$(BIN)/python -m pytest -q
+	$(BIN)/snakemake verify --cores $(CORES)
 
 trials: setup
 	$(BIN)/slmbench models fetch

@@ -43,6 +43,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "code" / "rules", work / "code" / "rules")
     shutil.copytree(ROOT / "code" / "slmbench" / "figures", work / "code" / "slmbench" / "figures")
     shutil.copytree(ROOT / "data" / "external", work / "data" / "external")
+    shutil.copytree(ROOT / "envs", work / "envs")
     paper = work / "paper"
     paper.mkdir()
     for item in ("main.tex", "references.bib", "sections"):
