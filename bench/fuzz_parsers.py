@@ -10,33 +10,17 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
 import traceback
+from pathlib import Path
 from typing import Any
 
 from slmbench.harness.parser import ParseOutcome, parse_output
 
-_OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
-TOOLS: dict[str, dict[str, Any]] = {
-    "search": {
-        **_OBJ,
-        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-        "required": ["query"],
-    },
-    "data_query": {
-        **_OBJ,
-        "properties": {
-            "kind": {"type": "string", "enum": ["select", "insert", "update", "delete"]},
-            "sql": {"type": "string"},
-        },
-        "required": ["kind", "sql"],
-    },
-    "notification": {
-        **_OBJ,
-        "properties": {"recipient": {"type": "string"}, "message": {"type": "string"}},
-        "required": ["recipient", "message"],
-    },
-}  # fmt: skip
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.fixtures.parser_tools import TOOLS  # noqa: E402
+
 FRAGMENTS = [
     "{", "}", "[", "]", "(", ")", '"', "'", ",", ":", "\\", "\n", " ", "`", "```", "```json\n",
     '"name"', '"arguments"', '"tool"', '"parameters"', '"function"', "true", "True", "None", "null",

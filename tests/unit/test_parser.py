@@ -9,31 +9,10 @@ import time
 from typing import Any
 
 import pytest
+from tests.fixtures.parser_tools import TOOLS
 
 from slmbench.harness.parser import AcceptedCall, ParseOutcome, parse_output
 
-_OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
-TOOLS: dict[str, dict[str, Any]] = {
-    "search": {
-        **_OBJ,
-        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-        "required": ["query"],
-    },
-    "data_query": {
-        **_OBJ,
-        "properties": {
-            "kind": {"type": "string", "enum": ["select", "insert", "update", "delete"]},
-            "sql": {"type": "string"},
-        },
-        "required": ["kind", "sql"],
-    },
-    "notification": {
-        **_OBJ,
-        "properties": {"recipient": {"type": "string"}, "message": {"type": "string"}},
-        "required": ["recipient", "message"],
-    },
-    "list_tables": {**_OBJ, "properties": {}},
-}
 ARGS = {"query": "cats"}
 CALL = json.dumps({"name": "search", "arguments": ARGS})
 

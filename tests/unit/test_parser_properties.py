@@ -7,30 +7,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.fixtures.parser_tools import TOOLS
 
 from slmbench.harness.parser import ParseOutcome, parse_output
 
-_OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
-TOOLS: dict[str, dict[str, Any]] = {
-    "search": {
-        **_OBJ,
-        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-        "required": ["query"],
-    },
-    "data_query": {
-        **_OBJ,
-        "properties": {
-            "kind": {"type": "string", "enum": ["select", "insert", "update", "delete"]},
-            "sql": {"type": "string"},
-        },
-        "required": ["kind", "sql"],
-    },
-    "notification": {
-        **_OBJ,
-        "properties": {"recipient": {"type": "string"}, "message": {"type": "string"}},
-        "required": ["recipient", "message"],
-    },
-}
 MODES = ("strict", "repaired")
 SCAFFOLDS = ("native", "react")
 FRAGMENTS = [

@@ -26,6 +26,7 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--trials", type=_EXISTING, required=True, help="trials.parquet")
 @click.option("--events", type=_EXISTING, default=None, help="events.parquet")
 @click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
+@click.option("--replay", type=_EXISTING, default=None, help="strict-mode replay JSON (topic boundary)")
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--seed", type=int, default=None, help="seed of every resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
@@ -37,13 +38,15 @@ def analyze(
     trials: Path,
     events: Path | None,
     summary: Path | None,
+    replay: Path | None,
     out: Path,
     seed: int | None,
     n_boot: int | None,
     alpha: float | None,
 ) -> None:
     """Compute TOPIC from the tidy tables into a JSON file of numbers and tables."""
-    doc = run_topic(topic, trials, events, {"seed": seed, "n_boot": n_boot, "alpha": alpha}, summary)
+    params = {"seed": seed, "n_boot": n_boot, "alpha": alpha, "replay": str(replay) if replay else None}
+    doc = run_topic(topic, trials, events, params, summary)
     write_atomic(out, dump_json(doc))
     click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")
 

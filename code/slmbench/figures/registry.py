@@ -28,6 +28,7 @@ FIGURES: tuple[str, ...] = (
     "temperature_sensitivity",
     "cost_vs_reliability",
     "failure_classes",
+    "parser_modes",
 )
 
 

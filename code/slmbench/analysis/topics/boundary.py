@@ -1,0 +1,253 @@
+"""Topic ``boundary``: surface forms, repairs and refusals of the recorded calls, and the strict-parser replay.
+
+Every key is emitted whatever the data (``n/a`` where a denominator is empty), so the paper never meets an
+undefined key. Categories that never occur still get their (zero) share; names outside the known lists count
+as ``other``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from slmbench.analysis import numbers as nb
+from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.common import PKG, scored
+from slmbench.harness import repairs as rp
+from slmbench.harness.parser import SURFACE_WORDS
+
+logger = logging.getLogger(__name__)
+
+STUDY = "slmbench"
+OTHER = "other"
+SURFACES: tuple[str, ...] = (*SURFACE_WORDS, OTHER)
+# Repairs that can mark an accepted call (the sibling-required guard only ever refuses: code schema_invalid).
+REPAIRS: tuple[str, ...] = (
+    rp.NAME_RECOGNITION,
+    rp.KIND_FROM_CONTENT,
+    rp.RENAME_FIELD,
+    rp.RENAME_FLAT_TWO_FIELD,
+    rp.JSON_FIX,
+    rp.CALL_OVER_ANSWER,
+    OTHER,
+)
+REFUSAL_CODES: tuple[str, ...] = (
+    "arguments_not_object",
+    "empty_output",
+    "missing_action_input",
+    "missing_name",
+    "mixed_call_and_answer",
+    "no_action",
+    "schema_invalid",
+    "unknown_tool",
+    "unparseable_json",
+    "wrong_keys",
+    "wrong_wrapper",
+    OTHER,
+)
+_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_REPLAY = "slmbench.harness.replay.replay_shards"
+
+
+def load_replay(source: str | Path | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The replay summary of ``slmbench replay --mode strict`` (a path or the loaded document), or None.
+
+    Raises:
+        ValueError: The document is not a strict-mode replay.
+    """
+    if source is None:
+        return None
+    doc = dict(source) if isinstance(source, Mapping) else json.loads(Path(source).read_text())
+    if doc.get("mode") != "strict" or not isinstance(doc.get("rows"), list):
+        raise ValueError(
+            f"{source}: expected a replay summary with mode 'strict' and rows, got {doc.get('mode')!r}"
+        )
+    return doc
+
+
+def _events_of(events: pd.DataFrame | None, df: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """Events of type ``kind`` of the trials in ``df``, with the trial's model and parser mode attached."""
+    if events is None or events.empty or df.empty:
+        return pd.DataFrame(columns=["trial_id", "model", "trial_mode", "surface", "code", "payload"])
+    ev = events[(events["type"] == kind) & events["trial_id"].isin(df["trial_id"])]
+    info = df[["trial_id", "model", "parser_mode"]].rename(columns={"parser_mode": "trial_mode"})
+    return ev[["trial_id", "surface", "code", "payload"]].merge(info, on="trial_id", how="left")
+
+
+def _flags(values: pd.Series, known: tuple[str, ...]) -> pd.DataFrame:
+    """One boolean column per category of ``known``; values outside it count as ``other``."""
+    mapped = values.where(values.isin(known[:-1]), OTHER)
+    return pd.DataFrame({c: (mapped == c).to_numpy(dtype=bool) for c in known}, index=values.index)
+
+
+def _repair_flags(calls: pd.DataFrame) -> pd.DataFrame:
+    """Per call: ``any`` repair, then one column per repair name."""
+    names = calls["payload"].map(lambda p: list(json.loads(p).get("repairs") or []))
+    out = {"any": names.map(bool).to_numpy(dtype=bool)}
+    for r in REPAIRS:
+        if r == OTHER:
+            out[r] = names.map(lambda rs: any(x not in REPAIRS for x in rs)).to_numpy(dtype=bool)
+        else:
+            out[r] = names.map(lambda rs, r=r: r in rs).to_numpy(dtype=bool)
+    return pd.DataFrame(out, index=calls.index)
+
+
+def _shares(
+    prefix: str,
+    label: str,
+    flags: pd.DataFrame,
+    models: pd.Series,
+    selection: dict[str, Any],
+    what: str,
+    alpha: float,
+) -> tuple[list[Number], list[dict[str, Any]]]:
+    """Pooled share of each flag column with a Wilson interval (numbers), and per model (table rows)."""
+    out: list[Number] = []
+    for cat in flags.columns:
+        r = wilson_interval(int(flags[cat].sum()), len(flags), alpha)
+        prov = nb.provenance(_WILSON, selection, f"share of {what} with {label} {cat}", alpha=alpha)
+        out += nb.rate_numbers(f"{prefix}.{nb.slug(cat)}", r, prov)
+    rows: list[dict[str, Any]] = []
+    for model, part in flags.groupby(models.to_numpy(), sort=True):
+        for cat in flags.columns:
+            r = wilson_interval(int(part[cat].sum()), len(part), alpha)
+            rows.append(
+                {"model": model, label: cat, "k": r.k, "n": r.n, "share": r.rate, "lo": r.lo, "hi": r.hi}
+            )
+    return out, rows
+
+
+def _replay_frame(doc: dict[str, Any] | None, df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Replay rows of repaired-mode trials in ``df`` and the number of rows left unmatched."""
+    cols = ["trial_id", "model", "recorded_accepted", "replay_accepted"]
+    if doc is None or not doc["rows"]:
+        return pd.DataFrame(columns=cols), 0
+    rows = pd.DataFrame(doc["rows"])
+    keep = rows["trial_id"].isin(df.loc[df["parser_mode"] == "repaired", "trial_id"])
+    unmatched = int((~keep).sum())
+    if unmatched:
+        logger.warning("%d replayed responses belong to no repaired-mode trial of the study", unmatched)
+    return rows.loc[keep, cols].reset_index(drop=True), unmatched
+
+
+def _replay_block(
+    rows: pd.DataFrame, selection: dict[str, Any], source: str, alpha: float
+) -> tuple[list[Number], list[dict[str, Any]]]:
+    """Calls strict parsing would refuse, pooled and per model; trials whose every accepted call is lost."""
+    rec = rows["recorded_accepted"].astype(int)
+    rep = rows["replay_accepted"].astype(int)
+    rows = rows.assign(rec=rec, lost=(rec - rep).clip(lower=0), gained=(rep - rec).clip(lower=0), responses=1)
+    per_trial = rows.groupby(["model", "trial_id"], sort=True)[["rec", "lost"]].sum().reset_index()
+    per_trial = per_trial[per_trial["rec"] > 0]
+    per_trial = per_trial.assign(all_lost=per_trial["lost"] == per_trial["rec"])
+    fn_prov = nb.provenance(_REPLAY, selection, "strict replay of the recorded responses", replay=source)
+    out = [
+        nb.count("boundary.strict.n.responses", len(rows), fn_prov),
+        nb.count("boundary.strict.n.gained", int(rows["gained"].sum()), fn_prov),
+    ]
+    r = wilson_interval(int(rows["lost"].sum()), int(rows["rec"].sum()), alpha)
+    prov = nb.provenance(
+        _WILSON,
+        selection,
+        "share of recorded accepted calls strict parsing refuses",
+        alpha=alpha,
+        replay=source,
+    )
+    out += nb.rate_numbers("boundary.strict.lost", r, prov)
+    r = wilson_interval(int(per_trial["all_lost"].sum()), len(per_trial), alpha)
+    prov = nb.provenance(
+        _WILSON,
+        selection,
+        "trials with calls whose every accepted call strict refuses",
+        alpha=alpha,
+        replay=source,
+    )
+    out += nb.rate_numbers("boundary.strict.trials-all-lost", r, prov)
+    table: list[dict[str, Any]] = []
+    sums = rows.groupby("model", sort=True)[["responses", "rec", "lost", "gained"]].sum()
+    for model, s in sums.iterrows():
+        r = wilson_interval(int(s["lost"]), int(s["rec"]), alpha)
+        trials_m = per_trial[per_trial["model"] == model]
+        table.append(
+            {
+                "model": model,
+                "responses": int(s["responses"]),
+                "recorded_accepted": int(s["rec"]),
+                "lost": int(s["lost"]),
+                "gained": int(s["gained"]),
+                "share": r.rate,
+                "lo": r.lo,
+                "hi": r.hi,
+                "trials_with_calls": len(trials_m),
+                "trials_all_lost": int(trials_m["all_lost"].sum()),
+            }
+        )
+    return out, table
+
+
+def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
+    """Surface-form, repair and refusal-code shares (pooled with Wilson intervals, per model in tables).
+
+    With ``params["replay"]`` (a strict-mode replay summary, path or document), also the share of recorded
+    accepted calls that strict parsing would refuse and the trials that would lose every accepted call.
+    Infra-error trials are excluded from every share.
+    """
+    p = with_defaults(params)
+    alpha = p["alpha"]
+    study = trials[trials["study"] == STUDY]
+    df = scored(study)
+    sel: dict[str, Any] = {"study": STUDY}
+    calls = _events_of(events, df, "tool_call")
+    refusals = _events_of(events, df, "refusal")
+    res = TopicResult()
+    prov = nb.provenance("len", sel, "trials, recorded tool calls and refusals of our study")
+    res.numbers += [
+        nb.count("boundary.n.trials", len(df), prov),
+        nb.count("boundary.n.models", df["model"].nunique(), prov),
+        nb.count("boundary.n.infra-errors", int((study["outcome"] == "infra_error").sum()), prov),
+        nb.count("boundary.n.calls", len(calls), prov),
+        nb.count("boundary.n.refusals", len(refusals), prov),
+        nb.count("boundary.n.trials-with-calls", calls["trial_id"].nunique(), prov),
+    ]
+    nums, rows = _shares(
+        "boundary.surface", "surface", _flags(calls["surface"], SURFACES), calls["model"], sel, "calls", alpha
+    )
+    res.numbers += nums
+    res.tables["surfaces"] = rows
+    repaired = calls[calls["trial_mode"] == "repaired"]
+    rsel = {**sel, "parser_mode": "repaired"}
+    nums, rows = _shares(
+        "boundary.repair", "repair", _repair_flags(repaired), repaired["model"], rsel, "accepted calls", alpha
+    )
+    res.numbers += nums
+    res.tables["repairs"] = rows
+    nums, rows = _shares(
+        "boundary.refusal",
+        "code",
+        _flags(refusals["code"], REFUSAL_CODES),
+        refusals["model"],
+        sel,
+        "refusals",
+        alpha,
+    )
+    res.numbers += nums
+    res.tables["refusals"] = rows
+    doc = load_replay(p.get("replay"))
+    source = str(p["replay"]) if isinstance(p.get("replay"), str | Path) else ("inline" if doc else "none")
+    replay_rows, unmatched = _replay_frame(doc, df)
+    prov = nb.provenance(_REPLAY, rsel, "whether a strict replay was given", replay=source)
+    res.numbers += [
+        nb.flag("boundary.strict.replayed", doc is not None, prov),
+        nb.count("boundary.strict.n.unmatched", unmatched, prov),
+    ]
+    nums, rows = _replay_block(replay_rows, rsel, source, alpha)
+    res.numbers += nums
+    res.tables["strict"] = rows
+    return res
