@@ -24,24 +24,32 @@ PROMPT = (
 N_GEN = 96
 
 
-def _measure(run: Any, reset: Any, repeats: int) -> tuple[float, float]:
-    """Median prompt tokens/s (one-token generation) and generation tokens/s."""
-    prompt_rates, gen_rates = [], []
-    for _ in range(repeats):
-        reset()
-        started = time.perf_counter()
-        n_prompt, _ = run(1)
-        prompt_rates.append(n_prompt / (time.perf_counter() - started))
-        reset()
-        started = time.perf_counter()
-        _, n_gen = run(N_GEN)
-        elapsed = time.perf_counter() - started
-        reset()
-        started = time.perf_counter()
-        run(1)
-        prompt_time = time.perf_counter() - started
-        gen_rates.append(max(n_gen - 1, 1) / max(elapsed - prompt_time, 1e-9))
-    return statistics.median(prompt_rates), statistics.median(gen_rates)
+def _measure_once(run: Any, reset: Any) -> tuple[float, float]:
+    """Prompt tokens/s (one-token generation) and generation tokens/s of one cold-cache measurement."""
+    reset()
+    started = time.perf_counter()
+    n_prompt, _ = run(1)
+    prompt_time = time.perf_counter() - started
+    reset()
+    started = time.perf_counter()
+    _, n_gen = run(N_GEN)
+    elapsed = time.perf_counter() - started
+    return n_prompt / prompt_time, max(n_gen - 1, 1) / max(elapsed - prompt_time, 1e-9)
+
+
+def _interleaved(a: tuple[Any, Any], b: tuple[Any, Any], repeats: int) -> tuple[list[Any], list[Any]]:
+    """Measure a and b alternately (ABBA order), so drift of the machine hits both alike."""
+    first: list[Any] = []
+    second: list[Any] = []
+    for i in range(repeats):
+        order = [(a, first), (b, second)] if i % 2 == 0 else [(b, second), (a, first)]
+        for (run, reset), sink in order:
+            sink.append(_measure_once(run, reset))
+    return first, second
+
+
+def _median(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
 def bench_model(model_id: str, repeats: int, n_threads: int | None) -> dict[str, float]:
@@ -57,7 +65,6 @@ def bench_model(model_id: str, repeats: int, n_threads: int | None) -> dict[str,
         reply = backend.chat(messages, None, GenerationOptions(max_tokens=max_tokens, temperature=0.0))
         return reply.prompt_tokens, reply.completion_tokens
 
-    ours_rates = _measure(ours, llm.reset, repeats)
     prompt_text, stops = backend.render(messages, None)  # type: ignore[attr-defined]
     direct_llm = Llama(
         model_path=str(weights_path(spec)),
@@ -73,7 +80,8 @@ def bench_model(model_id: str, repeats: int, n_threads: int | None) -> dict[str,
         )
         return out["usage"]["prompt_tokens"], out["usage"]["completion_tokens"]
 
-    direct_rates = _measure(direct, direct_llm.reset, repeats)
+    ours_samples, direct_samples = _interleaved((ours, llm.reset), (direct, direct_llm.reset), repeats)
+    ours_rates, direct_rates = _median(ours_samples), _median(direct_samples)
     direct_llm.close()
     backend.close()
     return {
@@ -87,7 +95,7 @@ def bench_model(model_id: str, repeats: int, n_threads: int | None) -> dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", nargs="*", default=None)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=6)
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
     config = load_config()

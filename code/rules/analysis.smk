@@ -101,6 +101,40 @@ rule analyze_temperature:
         " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
 
 
+rule replay_strict:
+    """The boundary study: every recorded model output re-parsed through the strict parser, offline."""
+    input:
+        shards=recorded_shards,
+    output:
+        "data/processed/replay_strict.json",
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/analysis/replay_strict.log",
+    shell:
+        "slmbench replay {input.shards} --mode strict --out {output} > {log} 2>&1"
+
+
+rule analyze_boundary:
+    input:
+        trials="data/processed/trials.parquet",
+        events="data/processed/events.parquet",
+        replay="data/processed/replay_strict.json",
+    output:
+        "data/processed/boundary.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/analysis/analyze_boundary.log",
+    shell:
+        "slmbench analyze boundary --trials {input.trials} --events {input.events} --replay {input.replay}"
+        " --out {output} --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
 rule macros:
     input:
         manifest="data/processed/manifest.json",
@@ -110,6 +144,7 @@ rule macros:
             "data/processed/reliability.json",
             "data/processed/failures.json",
             "data/processed/temperature.json",
+            "data/processed/boundary.json",
         ],
     output:
         tex="paper/generated/numbers.tex",
@@ -129,6 +164,7 @@ rule verify:
         shards=recorded_shards,
         external="data/processed/external_trials.parquet",
         summary="data/processed/external_summary.parquet",
+        replay="data/processed/replay_strict.json",
         config="config.yaml",
     params:
         generated="paper/generated",  # read as committed, never rebuilt before the comparison

@@ -18,6 +18,7 @@ FIGURES = [
     "radar",
     "safety_breakdown",
     "temperature_sensitivity",
+    "parser_modes",
     "cost_vs_reliability",
     "failure_classes",
 ]
@@ -249,3 +250,18 @@ rule fig_failure_classes:
         "../../envs/environment.yml"
     shell:
         "slmbench figure failure_classes --trials {input.trials} --out {output} > {log} 2>&1"
+
+
+rule fig_parser_modes:
+    input:
+        trials="data/processed/trials.parquet",
+        boundary="data/processed/boundary.json",
+        module="code/slmbench/figures/parser_modes.py",
+    output:
+        "figures/fig_parser_modes.pdf",
+    log:
+        "logs/figures/fig_parser_modes.log",
+    conda:
+        "../../envs/environment.yml"
+    shell:
+        "slmbench figure parser_modes --trials {input.trials} --topic {input.boundary} --out {output} > {log} 2>&1"
