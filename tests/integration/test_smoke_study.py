@@ -24,7 +24,9 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.model,
     pytest.mark.skipif(not weights_path(SMOLLM).exists(), reason="run `slmbench models fetch smollm2-135m`"),
-    pytest.mark.skipif(shutil.which("latexmk") is None, reason="LaTeX is not installed (make test installs it)"),
+    pytest.mark.skipif(
+        shutil.which("latexmk") is None, reason="LaTeX is not installed (make test installs it)"
+    ),
 ]
 
 
@@ -32,7 +34,11 @@ def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(
         [str(Path(sys.executable).parent / "snakemake"), *targets, "--cores", "2"],
-        cwd=workdir, env=env, capture_output=True, text=True, timeout=1500,
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
     )
 
 
@@ -86,3 +92,11 @@ def test_a_second_run_has_nothing_to_do(study: Path) -> None:
     result = snakemake(study, "paper", "-n")
     assert result.returncode == 0
     assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_touching_one_figure_module_reruns_only_that_figure_and_the_pdf(study: Path) -> None:
+    (study / "code" / "slmbench" / "figures" / "radar.py").touch()
+    result = snakemake(study, "paper", "-n", "--quiet", "rules")
+    assert result.returncode == 0, result.stderr[-2000:]
+    jobs = set(re.findall(r"^(\w+)\s+\d+$", result.stdout + result.stderr, flags=re.M)) - {"total"}
+    assert jobs == {"fig_radar", "pdf", "paper"}
