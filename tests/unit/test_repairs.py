@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.fixtures.parser_tools import TOOLS as SHARED_TOOLS
 
 from slmbench.harness.repairs import (
     CONTENT_RULES,
@@ -24,24 +25,7 @@ from slmbench.harness.repairs import (
 
 _OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
 TOOLS: dict[str, dict[str, Any]] = {
-    "search": {
-        **_OBJ,
-        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-        "required": ["query"],
-    },
-    "data_query": {
-        **_OBJ,
-        "properties": {
-            "kind": {"type": "string", "enum": ["select", "insert", "update", "delete"]},
-            "sql": {"type": "string"},
-        },
-        "required": ["kind", "sql"],
-    },
-    "notification": {
-        **_OBJ,
-        "properties": {"recipient": {"type": "string"}, "message": {"type": "string"}},
-        "required": ["recipient", "message"],
-    },
+    **SHARED_TOOLS,
     "write_file": {
         **_OBJ,
         "properties": {"path": {"type": "string"}, "content": {"type": "string"}, "mode": {"type": "string"}},

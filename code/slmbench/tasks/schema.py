@@ -7,25 +7,13 @@ itself, its variants' data (rephrasings, fault) and the reference solutions.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from slmbench.tasks.criteria import Criterion
 
-KNOWN_TOOLS: tuple[str, ...] = (
-    "web_search",
-    "knowledge_lookup",
-    "calendar",
-    "data_query",
-    "csv_processor",
-    "code_interpreter",
-    "file_operator",
-    "email",
-    "notification",
-    "calculator",
-)
 ToolName = Literal[
     "web_search",
     "knowledge_lookup",
@@ -38,6 +26,7 @@ ToolName = Literal[
     "notification",
     "calculator",
 ]
+KNOWN_TOOLS: tuple[str, ...] = get_args(ToolName)
 Suite = Literal["capability", "reliability"]
 Dimension = Literal["consistency", "robustness", "fault_tolerance", "safety"]
 Difficulty = Literal["easy", "medium", "hard"]
