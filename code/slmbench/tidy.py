@@ -66,10 +66,13 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         if refused_criteria:
             refused = bool(refused_criteria[0].get("ok"))
     responses = [e for e in record.events if isinstance(e, rec.ModelResponse)]
+    # Null-control reruns are their own suite. Records written before the runner stored the label carry
+    # suite "capability"; their shard name (provenance) and trial id identify them unambiguously.
+    suite = "null_control" if record.provenance.get("shard") == "null_control" else record.suite
     return {
         "trial_id": record.trial_id,
         "study": record.study,
-        "suite": record.suite,
+        "suite": suite,
         "task_id": record.task_id,
         "group": record.group,
         "dimension": record.group if record.group in _DIMENSIONS and record.suite == "reliability" else None,

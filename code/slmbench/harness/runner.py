@@ -131,7 +131,7 @@ def build_record(
     return rec.TrialRecord(
         trial_id=trial_id(shard, trial),
         study=shard.study,
-        suite=shard.suite,
+        suite=shard.recorded_suite,
         task_id=trial.task.id,
         group=trial.task.group,
         variant=trial.variant,

@@ -158,8 +158,12 @@ def accuracy_block(
     if leader:
 
         def leader_top(part: pd.DataFrame) -> float:
+            """1 when the leader is strictly above every other non-base model (a tie does not keep it)."""
             per = part.groupby("model")["passed"].mean()
-            return float(per.get(leader, -1.0) >= per.drop(list(base), errors="ignore").max())
+            others = per.drop([leader, *base], errors="ignore")
+            if others.empty:
+                return math.nan
+            return float(per.get(leader, -1.0) > others.max())
 
         boot = cluster_bootstrap(
             sc, leader_top, cluster="task_id", finding=lambda v: v == 1.0, n_resamples=n_boot, seed=seed
@@ -167,7 +171,7 @@ def accuracy_block(
         kept = boot.kept
     else:
         kept = math.nan
-    prov = nb.provenance(fb, selection, "share of task resamples where the leader stays top", seed=seed)
+    prov = nb.provenance(fb, selection, "share of task resamples where the leader stays strictly on top", seed=seed)
     out.append(nb.rate(f"{prefix}.boot.leader.kept", kept, prov))
     return out, rows
 
