@@ -18,6 +18,14 @@ SHARDS = [
     for suite in STUDY.suites
     for t in STUDY.temperatures
 ]
+COMPARISON = [
+    f"{RAW}/{model}/{suite}_T{_temp_tag(t)}_{scaffold}_{STUDY.parser_mode}.jsonl"
+    for model, suite, t, scaffold in STUDY.comparison_shards()
+]
+CONTEXT = [
+    f"{RAW}/{model}/{suite}_T{_temp_tag(t)}_{STUDY.scaffold}_{STUDY.parser_mode}_ctx{n_ctx}.jsonl"
+    for model, suite, t, n_ctx in STUDY.context_shards()
+]
 NULL_CONTROL = (
     [f"{RAW}/{model}/null_control_T0_{STUDY.scaffold}_{STUDY.parser_mode}.jsonl" for model in STUDY.models]
     if STUDY.null_control

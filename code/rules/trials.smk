@@ -1,11 +1,12 @@
-# Trial shards (model × suite × temperature × scaffold × mode): expensive, so only built on request
+# Trial shards (model × suite × temperature × scaffold × mode; scaffold-comparison shards at the lowest
+# temperature): expensive, so only built on request
 # (`snakemake trials`). A shard is written to `<shard>.part` and renamed when complete, so an interrupted
 # run keeps every finished trial and resumes where it stopped.
 
 
 rule trials:
     input:
-        SHARDS + NULL_CONTROL,
+        SHARDS + NULL_CONTROL + COMPARISON + CONTEXT,
 
 
 rule shard:
@@ -28,6 +29,32 @@ rule shard:
     shell:
         "slmbench run --model {wildcards.model} --suite {wildcards.suite} --temperature {wildcards.temp}"
         " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks '{params.tasks}'"
+        " --no-progress --out {output}.part"
+        " 2> {log} && mv {output}.part {output}"
+
+
+rule context_shard:
+    """The same trials with a smaller context window (the context-cap comparison)."""
+    output:
+        protected("data/raw/slmbench/{model}/{suite}_T{temp}_{scaffold}_{mode}_ctx{n_ctx}.jsonl"),
+    wildcard_constraints:
+        suite="capability|reliability",
+        scaffold="native|react",
+        mode="strict|repaired",
+        n_ctx="[0-9]+",
+    params:
+        tasks=",".join(STUDY.tasks),
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}_ctx{n_ctx}.log",
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=720,
+    shell:
+        "slmbench run --model {wildcards.model} --suite {wildcards.suite} --temperature {wildcards.temp}"
+        " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks '{params.tasks}' --n-ctx {wildcards.n_ctx}"
         " --no-progress --out {output}.part"
         " 2> {log} && mv {output}.part {output}"
 

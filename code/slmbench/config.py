@@ -6,7 +6,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+Suite = Literal["capability", "reliability"]
+
+
+def _capability_only() -> list[Suite]:
+    return ["capability"]
 
 
 class ConfigError(ValueError):
@@ -47,6 +53,29 @@ class NullControl(BaseModel):
     reruns: int = Field(ge=2)
 
 
+class ScaffoldComparison(BaseModel):
+    """Extra scaffolds run on some suites at the lowest temperature, each paired task by task with the primary."""
+
+    model_config = ConfigDict(extra="forbid")
+    scaffolds: list[Literal["native", "react"]] = Field(min_length=1)
+    suites: list[Suite] = Field(default_factory=_capability_only)
+
+
+class ContextComparison(BaseModel):
+    """Smaller context windows run on some suites at the lowest temperature, paired with the configured one."""
+
+    model_config = ConfigDict(extra="forbid")
+    n_ctx: list[int] = Field(min_length=1)
+    suites: list[Suite] = Field(default_factory=_capability_only)
+
+    @field_validator("n_ctx")
+    @classmethod
+    def _at_least_256(cls, values: list[int]) -> list[int]:
+        if any(v < 256 for v in values):
+            raise ValueError("every context window must be at least 256 tokens")
+        return values
+
+
 class StudyConfig(BaseModel):
     """The whole config.yaml."""
 
@@ -65,7 +94,45 @@ class StudyConfig(BaseModel):
     alpha: float = Field(gt=0, lt=1)
     bootstrap_resamples: int = Field(ge=100)
     null_control: NullControl | None = None
-    tasks: list[str] = Field(default_factory=list, description="Run only these task ids (empty: whole suites)")
+    scaffold_comparison: ScaffoldComparison | None = None
+    context_comparison: ContextComparison | None = None
+    tasks: list[str] = Field(
+        default_factory=list, description="Run only these task ids (empty: whole suites)"
+    )
+
+    @model_validator(mode="after")
+    def _comparison_differs(self) -> StudyConfig:
+        if self.scaffold_comparison and self.scaffold in self.scaffold_comparison.scaffolds:
+            raise ValueError(f"scaffold_comparison.scaffolds repeats the primary scaffold {self.scaffold!r}")
+        return self
+
+    def comparison_shards(self) -> list[tuple[str, str, float, str]]:
+        """(model, suite, temperature, scaffold) of every scaffold-comparison shard (lowest temperature)."""
+        if not self.scaffold_comparison:
+            return []
+        t = min(self.temperatures)
+        return [
+            (model, suite, t, scaffold)
+            for model in self.models
+            for suite in self.scaffold_comparison.suites
+            for scaffold in self.scaffold_comparison.scaffolds
+        ]
+
+    def context_shards(self) -> list[tuple[str, str, float, int]]:
+        """(model, suite, temperature, n_ctx) of every context-comparison shard (lowest temperature).
+
+        A window equal to the model's configured one is the primary condition, not a comparison.
+        """
+        if not self.context_comparison:
+            return []
+        t = min(self.temperatures)
+        return [
+            (model, suite, t, n_ctx)
+            for model, spec in self.models.items()
+            for suite in self.context_comparison.suites
+            for n_ctx in self.context_comparison.n_ctx
+            if n_ctx != spec.n_ctx
+        ]
 
 
 def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConfig:

@@ -31,6 +31,12 @@ from slmbench.harness.runner import ShardSpec, run_shard
 @click.option(
     "--out", type=click.Path(path_type=Path), required=True, help="Shard file (JSONL), appended to."
 )
+@click.option(
+    "--n-ctx",
+    type=click.IntRange(min=256),
+    default=None,
+    help="Context window (default: the model's, config).",
+)
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 def run(
     config_path: str,
@@ -44,6 +50,7 @@ def run(
     shard_name: str,
     suite_label: str,
     out: Path,
+    n_ctx: int | None,
     no_progress: bool,
 ) -> None:
     """Run one shard of trials; rerunning skips the trials already in OUT."""
@@ -66,12 +73,13 @@ def run(
         tasks=tuple(t for t in tasks.split(",") if t),
         shard_name=shard_name or out.name.split(".")[0],
         suite_label=suite_label,
+        n_ctx=n_ctx if n_ctx and n_ctx != spec.n_ctx else None,
     )
 
     def factory() -> Backend:
         from slmbench.models.registry import open_backend
 
-        return open_backend(model, spec)
+        return open_backend(model, spec, **({"n_ctx": n_ctx} if n_ctx else {}))
 
     cache: dict[str, object] = {}
 

@@ -48,6 +48,7 @@ class ShardSpec:
     tasks: tuple[str, ...] = ()
     shard_name: str = ""
     suite_label: str = ""
+    n_ctx: int | None = None  # a context window other than the model's configured one (context comparison)
 
     @property
     def recorded_suite(self) -> str:
@@ -62,10 +63,11 @@ def derive_seed(base_seed: int, model: str, task_id: str, variant: str, repeat: 
 
 
 def trial_id(shard: ShardSpec, trial: TrialSpec) -> str:
-    """Readable, unique id of a trial."""
+    """Readable, unique id of a trial (``/ctx<N>`` added when the shard overrides the context window)."""
+    ctx = f"/ctx{shard.n_ctx}" if shard.n_ctx else ""
     return (
         f"{shard.study}/{shard.model}/{shard.recorded_suite}/{trial.task.id}/{trial.variant}/"
-        f"T{shard.temperature:g}/{shard.scaffold}/{shard.parser_mode}/r{trial.repeat}"
+        f"T{shard.temperature:g}/{shard.scaffold}/{shard.parser_mode}{ctx}/r{trial.repeat}"
     )
 
 
@@ -155,6 +157,7 @@ def build_record(
                 "max_turns": shard.max_turns,
                 "budget_s": shard.budget_s,
                 "max_tokens": shard.max_tokens,
+                **({"n_ctx": shard.n_ctx} if shard.n_ctx else {}),
             },
         },
     )

@@ -1,0 +1,38 @@
+"""Comparison shards: the config plans them, and a context override is part of each trial's id."""
+
+from __future__ import annotations
+
+import pytest
+
+from slmbench.config import ConfigError, load_config, parse_config
+from slmbench.harness.runner import ShardSpec, plan, trial_id
+
+
+def test_config_comparison_shards_and_a_repeated_scaffold() -> None:
+    config = load_config()
+    shards = config.comparison_shards()
+    assert shards and all(s[3] != config.scaffold for s in shards)
+    data = config.model_dump()
+    data["scaffold_comparison"] = {"scaffolds": [config.scaffold]}
+    with pytest.raises(ConfigError, match="repeats the primary scaffold"):
+        parse_config(data)
+
+
+def test_config_plans_only_windows_other_than_the_configured_one() -> None:
+    data = load_config().model_dump()
+    data["context_comparison"] = {"n_ctx": [1024, 4096]}
+    config = parse_config(data)
+    shards = config.context_shards()
+    assert shards and {s[3] for s in shards} == {1024}  # 4096 is every model's configured window
+    data["context_comparison"] = {"n_ctx": [100]}
+    with pytest.raises(ValueError, match="at least 256"):
+        parse_config(data)
+
+
+def test_a_context_override_is_part_of_the_trial_id_and_the_settings() -> None:
+    base = dict(model="m", suite="capability", temperature=0.0, scaffold="native", parser_mode="repaired",
+                repeats=1, base_seed=1, max_turns=2, budget_s=10.0, max_tokens=32, tasks=("IR-1",))  # fmt: skip
+    default, capped = ShardSpec(**base), ShardSpec(**base, n_ctx=1024)  # type: ignore[arg-type]
+    trial = plan(default)[0]
+    assert trial_id(default, trial).endswith("/native/repaired/r0")
+    assert trial_id(capped, trial).endswith("/native/repaired/ctx1024/r0")
