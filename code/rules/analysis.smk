@@ -135,6 +135,44 @@ rule analyze_boundary:
         " --out {output} --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
 
 
+rule analyze_scaffold:
+    """The scaffold comparison: the same tasks in the primary and the other scaffold, paired."""
+    input:
+        trials="data/processed/trials.parquet",
+    output:
+        "data/processed/scaffold.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/analysis/analyze_scaffold.log",
+    shell:
+        "slmbench analyze scaffold --trials {input.trials} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
+rule analyze_context:
+    """The context-cap comparison: the same tasks with the configured and a smaller context window, paired."""
+    input:
+        trials="data/processed/trials.parquet",
+    output:
+        "data/processed/context.json",
+    params:
+        seed=ANALYSIS_SEED,
+        n_boot=ANALYSIS_N_BOOT,
+        alpha=ANALYSIS_ALPHA,
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/analysis/analyze_context.log",
+    shell:
+        "slmbench analyze context --trials {input.trials} --out {output}"
+        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+
+
 rule macros:
     input:
         manifest="data/processed/manifest.json",
@@ -145,6 +183,8 @@ rule macros:
             "data/processed/failures.json",
             "data/processed/temperature.json",
             "data/processed/boundary.json",
+            "data/processed/scaffold.json",
+            "data/processed/context.json",
         ],
     output:
         tex="paper/generated/numbers.tex",

@@ -21,6 +21,8 @@ FIGURES = [
     "parser_modes",
     "cost_vs_reliability",
     "failure_classes",
+    "scaffold_comparison",
+    "context_cap",
 ]
 
 
@@ -265,3 +267,35 @@ rule fig_parser_modes:
         "../../envs/environment.yml"
     shell:
         "slmbench figure parser_modes --trials {input.trials} --topic {input.boundary} --out {output} > {log} 2>&1"
+
+
+rule fig_scaffold_comparison:
+    input:
+        trials="data/processed/trials.parquet",
+        scaffold="data/processed/scaffold.json",
+        module="code/slmbench/figures/scaffold_comparison.py",
+        helper="code/slmbench/figures/paired_plot.py",
+    output:
+        "figures/fig_scaffold_comparison.pdf",
+    log:
+        "logs/figures/fig_scaffold_comparison.log",
+    conda:
+        "../../envs/environment.yml"
+    shell:
+        "slmbench figure scaffold_comparison --trials {input.trials} --topic {input.scaffold} --out {output} > {log} 2>&1"
+
+
+rule fig_context_cap:
+    input:
+        trials="data/processed/trials.parquet",
+        context="data/processed/context.json",
+        module="code/slmbench/figures/context_cap.py",
+        helper="code/slmbench/figures/paired_plot.py",
+    output:
+        "figures/fig_context_cap.pdf",
+    log:
+        "logs/figures/fig_context_cap.log",
+    conda:
+        "../../envs/environment.yml"
+    shell:
+        "slmbench figure context_cap --trials {input.trials} --topic {input.context} --out {output} > {log} 2>&1"

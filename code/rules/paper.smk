@@ -2,7 +2,7 @@
 # Uses FIGURES from figures.smk (included before this file).
 
 
-TABLES = ["capability", "reliability", "external", "failures"]
+TABLES = ["capability", "reliability", "external", "failures", "scaffold", "context"]
 
 SECTIONS = [
     "paper/sections/introduction.tex",
@@ -71,6 +71,34 @@ rule table_failures:
         "logs/paper/table_failures.log",
     shell:
         "slmbench table failures --analysis {input.topic} --out {output} > {log} 2>&1"
+
+
+rule table_scaffold:
+    input:
+        topic="data/processed/scaffold.json",
+        module="code/slmbench/figures/tables.py",
+    output:
+        "paper/generated/tab_scaffold.tex",
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/paper/table_scaffold.log",
+    shell:
+        "slmbench table scaffold --analysis {input.topic} --out {output} > {log} 2>&1"
+
+
+rule table_context:
+    input:
+        topic="data/processed/context.json",
+        module="code/slmbench/figures/tables.py",
+    output:
+        "paper/generated/tab_context.tex",
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/paper/table_context.log",
+    shell:
+        "slmbench table context --analysis {input.topic} --out {output} > {log} 2>&1"
 
 
 rule pdf:

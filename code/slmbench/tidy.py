@@ -52,6 +52,8 @@ TRIAL_COLUMNS = [
     "source_line",
     "derived_from_rate",
 ]
+# Columns only our own records have (a published study's table leaves them empty).
+RECORD_COLUMNS = ["n_ctx", "stop_reason"]
 _DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
 
 
@@ -102,6 +104,8 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         "source_file": source,
         "source_line": line,
         "derived_from_rate": False,
+        "n_ctx": record.fingerprint.get("n_ctx"),
+        "stop_reason": end.stop_reason,
     }
 
 
@@ -125,6 +129,14 @@ def event_rows(record: rec.TrialRecord) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Whether each trial ran in the study's primary condition: the config's scaffold, parser mode and the
+    model's configured context window. Other trials belong to comparison shards."""
+    configured = frame["model"].map(lambda m: config.models[m].n_ctx if m in config.models else None)
+    same_ctx = frame["n_ctx"].isna() | configured.isna() | (frame["n_ctx"] == configured)
+    return (frame["scaffold"] == config.scaffold) & (frame["parser_mode"] == config.parser_mode) & same_ctx
 
 
 def raw_shards(raw_dir: Path) -> list[Path]:
@@ -153,16 +165,20 @@ def tidy_tables(
             events.extend(event_rows(record))
             count += 1
         manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
-    frame = pd.DataFrame(trials, columns=TRIAL_COLUMNS)
+    frame = pd.DataFrame(trials, columns=[*TRIAL_COLUMNS, *RECORD_COLUMNS])
+    frame["primary"] = _primary(frame, config)
     if external is not None:
         ext = pd.read_parquet(external)
         missing = set(TRIAL_COLUMNS) - set(ext.columns)
         if missing:
             raise ValueError(f"{external}: missing columns {sorted(missing)}")
         manifest_files.append({"path": str(external), "sha256": sha256_file(external), "n_records": len(ext)})
-        frame = pd.concat([frame.astype(object), ext[TRIAL_COLUMNS].astype(object)], ignore_index=True)
+        ext = ext[TRIAL_COLUMNS].assign(primary=True)  # a published study has one condition
+        frame = pd.concat([frame.astype(object), ext.astype(object)], ignore_index=True)
+    frame["primary"] = frame["primary"].astype(bool)
     frame = frame.sort_values(
-        ["study", "model", "suite", "task_id", "variant", "temperature", "repeat"], kind="stable"
+        ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"],
+        kind="stable",
     ).reset_index(drop=True)
     event_frame = pd.DataFrame(
         events,

@@ -14,6 +14,7 @@ def _row(**kw: object) -> dict[str, object]:
         "study": "slmbench", "suite": "capability", "group": "G1", "dimension": None, "variant": "original",
         "temperature": 0.0, "repeat": 0, "is_base": False, "outcome": "success", "passed": True,
         "failure_class": None, "failure_class_clock_first": None, "refused": None, "answer": "42",
+        "scaffold": "native", "parser_mode": "repaired",
     }  # fmt: skip
     base.update(kw)
     if not base["passed"] and base["outcome"] == "success":

@@ -144,3 +144,12 @@ def test_a_dead_backend_is_an_infrastructure_error_not_a_model_failure(tmp_path)
 def test_garbage_output_never_crashes_the_loop(tmp_path, garbage):
     record = trial([garbage], repeat_last=True, tmp_path=tmp_path)
     assert record.outcome == "failure"
+
+
+def test_a_refusal_records_the_repairs_that_shaped_it(tmp_path):
+    stray = '<tool_call>{"name": "calculator", "arguments": {"expression": "17*23", "recipient": "ops"}}</tool_call>'
+    repaired = events(trial([stray, "391"], mode="repaired", tmp_path=tmp_path / "a"), rec.RefusalEvent)[0]
+    assert repaired.code == "schema_invalid" and repaired.repairs == ["sibling_required_guard"]
+    assert "notification" in repaired.reason  # the guard points to the tool that owns the field
+    strict = events(trial([stray, "391"], mode="strict", tmp_path=tmp_path / "b"), rec.RefusalEvent)[0]
+    assert strict.repairs == []

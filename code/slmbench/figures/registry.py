@@ -29,6 +29,8 @@ FIGURES: tuple[str, ...] = (
     "cost_vs_reliability",
     "failure_classes",
     "parser_modes",
+    "scaffold_comparison",
+    "context_cap",
 )
 
 
@@ -40,9 +42,20 @@ class UnknownFigureError(KeyError):
 
 
 def draw_figure(name: str, trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw figure ``name`` (module ``slmbench.figures.<name>``) from ``trials`` into ``out``."""
+    """Draw figure ``name`` (module ``slmbench.figures.<name>``) from ``trials`` into ``out``.
+
+    Figures draw each study's primary condition; the scaffold comparison reads its own topic.
+    """
     if name not in FIGURES:
         raise UnknownFigureError(name)
     module = importlib.import_module(f"slmbench.figures.{name}")
+    trials = primary_only(trials)
     logger.info("drawing %s from %d trials", name, len(trials))
     module.draw(trials, out, **inputs)
+
+
+def primary_only(trials: pd.DataFrame) -> pd.DataFrame:
+    """Rows of each study's primary condition (scaffold-comparison shards left out)."""
+    if "primary" not in trials.columns:
+        return trials
+    return trials[trials["primary"].fillna(True).astype(bool)]

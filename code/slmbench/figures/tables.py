@@ -38,6 +38,17 @@ class TableSpec:
     caption: str
 
 
+def _paired_columns(prefix: str, primary: str, other: str) -> tuple[Column, ...]:
+    """Pairs and both accuracies with intervals of a paired comparison topic (``analysis.paired``)."""
+    return (
+        Column("Pairs", f"{prefix}.model.{{m}}.n.pairs"),
+        Column(primary, f"{prefix}.model.{{m}}.primary.acc"),
+        Column("95\\% CI", f"{prefix}.model.{{m}}.primary.acc", interval=True),
+        Column(other, f"{prefix}.model.{{m}}.other.acc"),
+        Column("95\\% CI", f"{prefix}.model.{{m}}.other.acc", interval=True),
+    )
+
+
 TABLES: dict[str, TableSpec] = {
     "capability": TableSpec(
         topic="capability",
@@ -95,6 +106,33 @@ TABLES: dict[str, TableSpec] = {
         ),
         caption="Failure classes per model in this study: share of failed trials in each class under the "
         "default rule order.",
+    ),
+    "scaffold": TableSpec(
+        topic="scaffold",
+        base_key="scaf.model.{m}.base",
+        columns=(
+            *_paired_columns("scaf", "Primary", "Other"),
+            Column("Only prim.", "scaf.model.{m}.n.only-primary"),
+            Column("Only other", "scaf.model.{m}.n.only-other"),
+            Column("$p$", "scaf.model.{m}.mcnemar.p"),
+        ),
+        caption="The same capability tasks in the study's primary scaffold and in the other one, paired task "
+        "by task: accuracy in each with Wilson 95\\% intervals, the tasks only one of them passed, and the "
+        "exact McNemar $p$. Base models are marked \\textsuperscript{b}.",
+    ),
+    "context": TableSpec(
+        topic="context",
+        base_key="ctx.model.{m}.base",
+        columns=(
+            *_paired_columns("ctx", "Config.", "Small"),
+            Column("$p$", "ctx.model.{m}.mcnemar.p"),
+            Column("MB config.", "ctx.rss.{m}.primary"),
+            Column("MB small", "ctx.rss.{m}.other"),
+        ),
+        caption="The same capability tasks with each model's configured context window (Config.) and with a "
+        "smaller one (Small), paired task by task: accuracy with Wilson 95\\% intervals, the exact McNemar "
+        "$p$, and the peak resident memory (MB) of the process under each window. Base models are marked "
+        "\\textsuperscript{b}.",
     ),
 }
 

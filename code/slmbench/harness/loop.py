@@ -199,6 +199,7 @@ class _Trial:
                     name=refusal.name,
                     arguments=refusal.arguments,
                     raw_span=refusal.raw_span,
+                    repairs=list(refusal.repairs),
                 )
             )
             observations.append(f"Your tool call was not accepted ({refusal.code}): {refusal.reason}")

@@ -66,6 +66,9 @@ class RefusalEvent(_Event):
     name: str | None = None
     arguments: Any = None
     raw_span: str = ""
+    repairs: list[str] = Field(
+        default_factory=list
+    )  # repairs that shaped the refusal (sibling_required_guard)
 
 
 class ToolResultEvent(_Event):

@@ -10,7 +10,16 @@ import pandas as pd
 
 from slmbench.analysis.numbers import TopicResult
 
-TOPICS = ("external", "capability", "reliability", "failures", "temperature", "boundary")
+TOPICS = (
+    "external",
+    "capability",
+    "reliability",
+    "failures",
+    "temperature",
+    "boundary",
+    "scaffold",
+    "context",
+)
 DEFAULT_PARAMS: dict[str, Any] = {"alpha": 0.05, "seed": 20260101, "n_boot": 1000, "margin": 0.05}
 
 Compute = Callable[[pd.DataFrame, pd.DataFrame | None, dict[str, Any]], TopicResult]

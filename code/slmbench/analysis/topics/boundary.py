@@ -1,6 +1,7 @@
 """Topic ``boundary``: surface forms, repairs and refusals of the recorded calls, and the strict-parser replay.
 
-Every key is emitted whatever the data (``n/a`` where a denominator is empty), so the paper never meets an
+Only the study's primary condition counts (the scaffold comparison is topic ``scaffold``). Every key is
+emitted whatever the data (``n/a`` where a denominator is empty), so the paper never meets an
 undefined key. Categories that never occur still get their (zero) share; names outside the known lists count
 as ``other``.
 """
@@ -19,7 +20,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG, scored
+from slmbench.analysis.topics.common import PKG, primary_rows, scored
 from slmbench.harness import repairs as rp
 from slmbench.harness.parser import SURFACE_WORDS
 
@@ -124,14 +125,19 @@ def _shares(
     return out, rows
 
 
-def _replay_frame(doc: dict[str, Any] | None, df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Replay rows of repaired-mode trials in ``df`` and the number of rows left unmatched."""
+def _replay_frame(
+    doc: dict[str, Any] | None, df: pd.DataFrame, comparison: pd.Series
+) -> tuple[pd.DataFrame, int]:
+    """Replay rows of repaired-mode trials in ``df``, and the number of rows left unmatched.
+
+    Rows of ``comparison`` trials (scaffold-comparison shards) are neither kept nor counted as unmatched.
+    """
     cols = ["trial_id", "model", "recorded_accepted", "replay_accepted"]
     if doc is None or not doc["rows"]:
         return pd.DataFrame(columns=cols), 0
     rows = pd.DataFrame(doc["rows"])
     keep = rows["trial_id"].isin(df.loc[df["parser_mode"] == "repaired", "trial_id"])
-    unmatched = int((~keep).sum())
+    unmatched = int((~keep & ~rows["trial_id"].isin(comparison)).sum())
     if unmatched:
         logger.warning("%d replayed responses belong to no repaired-mode trial of the study", unmatched)
     return rows.loc[keep, cols].reset_index(drop=True), unmatched
@@ -201,9 +207,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     """
     p = with_defaults(params)
     alpha = p["alpha"]
-    study = trials[trials["study"] == STUDY]
+    study, sel = primary_rows(trials, STUDY)
     df = scored(study)
-    sel: dict[str, Any] = {"study": STUDY}
     calls = _events_of(events, df, "tool_call")
     refusals = _events_of(events, df, "refusal")
     res = TopicResult()
@@ -241,7 +246,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res.tables["refusals"] = rows
     doc = load_replay(p.get("replay"))
     source = str(p["replay"]) if isinstance(p.get("replay"), str | Path) else ("inline" if doc else "none")
-    replay_rows, unmatched = _replay_frame(doc, df)
+    others = trials[(trials["study"] == STUDY) & ~trials["trial_id"].isin(study["trial_id"])]
+    replay_rows, unmatched = _replay_frame(doc, df, others["trial_id"])
     prov = nb.provenance(_REPLAY, rsel, "whether a strict replay was given", replay=source)
     res.numbers += [
         nb.flag("boundary.strict.replayed", doc is not None, prov),

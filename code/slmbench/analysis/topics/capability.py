@@ -10,7 +10,14 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG, accuracy_block, counts_by, model_info, scored
+from slmbench.analysis.topics.common import (
+    PKG,
+    accuracy_block,
+    counts_by,
+    model_info,
+    primary_rows,
+    scored,
+)
 
 STUDY = "slmbench"
 
@@ -22,10 +29,11 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     """
     p = with_defaults(params)
     alpha = p["alpha"]
-    df = trials[(trials["study"] == STUDY) & (trials["suite"] == "capability")]
+    ours, sel = primary_rows(trials, STUDY)
+    df = ours[ours["suite"] == "capability"]
     if len(df):
         df = df[df["temperature"] == df["temperature"].min()]
-    sel: dict[str, Any] = {"study": STUDY, "suite": "capability"}
+    sel["suite"] = "capability"
     if len(df):
         sel["temperature"] = float(df["temperature"].iloc[0])
     res = TopicResult()

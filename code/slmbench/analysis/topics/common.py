@@ -17,6 +17,17 @@ from slmbench.analysis.stats_tests import compare_to_leader
 PKG = "slmbench.analysis"
 
 
+def primary_rows(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Trials of ``study`` in its primary condition (not a scaffold-comparison shard) and that selection.
+
+    A table without the ``primary`` column (written before comparison shards existed) is all primary.
+    """
+    df = trials[trials["study"] == study]
+    if "primary" in df.columns:
+        df = df[df["primary"].fillna(True).astype(bool)]
+    return df, {"study": study, "primary": True}
+
+
 def scored(df: pd.DataFrame) -> pd.DataFrame:
     """Rows that count toward a model's score (infra errors excluded)."""
     return df[df["outcome"] != "infra_error"]
@@ -171,7 +182,9 @@ def accuracy_block(
         kept = boot.kept
     else:
         kept = math.nan
-    prov = nb.provenance(fb, selection, "share of task resamples where the leader stays strictly on top", seed=seed)
+    prov = nb.provenance(
+        fb, selection, "share of task resamples where the leader stays strictly on top", seed=seed
+    )
     out.append(nb.rate(f"{prefix}.boot.leader.kept", kept, prov))
     return out, rows
 

@@ -11,7 +11,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG
+from slmbench.analysis.topics.common import PKG, primary_rows
 
 STUDY = "slmbench"
 CLASSES = ("no_tool_call", "transport", "clock", "capability", "unclassified")
@@ -24,13 +24,13 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     Failures without a class (a record that predates classification) count as ``unclassified``.
     """
     p = with_defaults(params)
-    df = trials[trials["study"] == STUDY]
+    df, base_sel = primary_rows(trials, STUDY)
     fails = df[df["outcome"] == "failure"].copy()
     for column, _ in ORDERS:
         fails[column] = fails[column].fillna("unclassified")
-    sel: dict[str, Any] = {"study": STUDY, "outcome": "failure"}
+    sel: dict[str, Any] = {**base_sel, "outcome": "failure"}
     res = TopicResult()
-    prov = nb.provenance("len", {"study": STUDY}, "trials and failures of our study")
+    prov = nb.provenance("len", base_sel, "trials and failures of our study")
     changed = int((fails["failure_class"] != fails["failure_class_clock_first"]).sum())
     res.numbers += [
         nb.count("fail.n.trials", len(df), prov),

@@ -16,7 +16,7 @@ from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG, model_info, scored
+from slmbench.analysis.topics.common import PKG, model_info, primary_rows, scored
 
 STUDY = "slmbench"
 DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
@@ -39,10 +39,10 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     """Reliability numbers of our study (suite ``reliability``)."""
     p = with_defaults(params)
     alpha = p["alpha"]
-    ours = trials[trials["study"] == STUDY]
+    ours, base_sel = primary_rows(trials, STUDY)
     df = ours[ours["suite"] == "reliability"]
     null_sc = scored(_null_control(ours))
-    sel: dict[str, Any] = {"study": STUDY, "suite": "reliability"}
+    sel: dict[str, Any] = {**base_sel, "suite": "reliability"}
     sc = scored(df)
     res = TopicResult()
     prov = nb.provenance("len", sel, "reliability trials")
@@ -82,7 +82,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         pairs = _repeat_pairs(null_sc[null_sc["model"] == model])
         null_pairs += pairs
         nsel = {
-            "study": STUDY,
+            **base_sel,
             "suite": ["null_control", "capability"],
             "model": model,
             "variant": "original",
@@ -99,7 +99,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         res.numbers += _composite_numbers(m, s, msel, p)
         row["composite"] = composite(m)
         rows.append(row)
-    nsel = {"study": STUDY, "suite": ["null_control", "capability"], "variant": "original"}
+    nsel = {**base_sel, "suite": ["null_control", "capability"], "variant": "original"}
     res.numbers += _flip_rate("rel.null.flip-rate", null_pairs, nsel, alpha)
     faults = sc[(sc["dimension"] == "fault_tolerance") & (sc["variant"] != "original")]
     for variant, part in faults.groupby("variant", sort=True):

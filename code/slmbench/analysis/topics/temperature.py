@@ -9,7 +9,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import temperature_block
+from slmbench.analysis.topics.common import primary_rows, temperature_block
 
 STUDY = "slmbench"
 
@@ -17,8 +17,7 @@ STUDY = "slmbench"
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """Accuracy (all suites) by model and temperature; Newcombe differences where temperatures differ."""
     p = with_defaults(params)
-    df = trials[trials["study"] == STUDY]
-    sel = {"study": STUDY}
+    df, sel = primary_rows(trials, STUDY)
     res = TopicResult()
     res.numbers.append(nb.count("temp.n.trials", len(df), nb.provenance("len", sel, "trials of our study")))
     nums, rows = temperature_block("temp", df, sel, p["alpha"])

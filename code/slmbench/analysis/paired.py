@@ -1,0 +1,170 @@
+"""Two conditions of the same tasks, paired trial by trial: accuracies, McNemar, bootstrap, failure shift.
+
+A pair is one (model, suite, task, variant, temperature, repeat) run under the study's primary condition
+and under one other condition (another scaffold, a smaller context window), neither an infrastructure error.
+Every pooled key is emitted whatever the data (``n/a`` without pairs), so the paper never meets an undefined
+key; per-model keys exist for models with pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from slmbench.analysis import numbers as nb
+from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.stats_tests import mcnemar_p
+
+PKG = "slmbench.analysis"
+FAILURE_CLASSES: tuple[str, ...] = ("no_tool_call", "transport", "clock", "capability")
+PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
+_KEEP = ["passed", "failure_class", "stop_reason"]
+_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_MCNEMAR = f"{PKG}.stats_tests.mcnemar_p"
+_BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+
+
+def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
+    """One row per pair: the key, model info, ``p_pass``/``o_pass`` and each side's failure class.
+
+    ``first`` holds the primary condition's trials, ``second`` the other condition's; infra errors are
+    dropped from both before pairing.
+    """
+    cols = [c for c in _KEEP if c in first.columns and c in second.columns]
+    a = first.loc[first["outcome"] != "infra_error", [*PAIR_KEY, *cols, "params_b", "is_base"]]
+    b = second.loc[second["outcome"] != "infra_error", [*PAIR_KEY, *cols]]
+    both = a.merge(b, on=PAIR_KEY, suffixes=("_p", "_o"), validate="one_to_one")
+    for c in ("failure_class", "stop_reason"):
+        for side in ("_p", "_o"):
+            if c + side not in both:
+                both[c + side] = None
+    return both.assign(
+        p_pass=both["passed_p"].astype(bool), o_pass=both["passed_o"].astype(bool)
+    ).reset_index(drop=True)
+
+
+def cells(pairs: pd.DataFrame) -> tuple[int, int, int, int]:
+    """McNemar cells: both pass, only the primary, only the other, neither."""
+    p, o = pairs["p_pass"], pairs["o_pass"]
+    return int((p & o).sum()), int((p & ~o).sum()), int((~p & o).sum()), int((~p & ~o).sum())
+
+
+def diff(pairs: pd.DataFrame) -> float:
+    """Other-minus-primary accuracy over the pairs."""
+    if pairs.empty:
+        return math.nan
+    return float(pairs["o_pass"].mean() - pairs["p_pass"].mean())
+
+
+def block(
+    prefix: str, pairs: pd.DataFrame, sel: dict[str, Any], what: str, alpha: float
+) -> tuple[list[Number], dict[str, Any]]:
+    """Both accuracies, the paired difference, the discordant counts and McNemar's p of one set of pairs."""
+    both, only_p, only_o, neither = cells(pairs)
+    n = len(pairs)
+    rp = wilson_interval(both + only_p, n, alpha)
+    ro = wilson_interval(both + only_o, n, alpha)
+    out = nb.rate_numbers(
+        f"{prefix}.primary.acc", rp, nb.provenance(_WILSON, sel, "accuracy of the pairs, primary condition")
+    )
+    out += nb.rate_numbers(
+        f"{prefix}.other.acc", ro, nb.provenance(_WILSON, sel, f"accuracy of the pairs, {what}")
+    )
+    p = mcnemar_p(both, only_p, only_o, neither) if n else math.nan
+    mprov = nb.provenance(_MCNEMAR, sel, f"exact McNemar test, {what} vs the primary condition", exact=True)
+    out += [
+        nb.count(f"{prefix}.n.pairs", n, mprov),
+        nb.count(f"{prefix}.n.only-primary", only_p, mprov),
+        nb.count(f"{prefix}.n.only-other", only_o, mprov),
+        nb.rate(f"{prefix}.diff", diff(pairs), mprov),
+        nb.pvalue(f"{prefix}.mcnemar.p", p, mprov),
+    ]
+    row = {"n": n, "only_primary": only_p, "only_other": only_o, "p": p}
+    for role, r in (("primary", rp), ("other", ro)):
+        row.update({f"{role}_k": r.k, f"{role}_acc": r.rate, f"{role}_lo": r.lo, f"{role}_hi": r.hi})
+    return out, row
+
+
+def failure_shares(
+    prefix: str, pairs: pd.DataFrame, sel: dict[str, Any], names: tuple[str, str], alpha: float
+) -> tuple[list[Number], list[dict[str, Any]]]:
+    """Share of each failure class among the failed trials of the pairs, per condition."""
+    out: list[Number] = []
+    rows: list[dict[str, Any]] = []
+    for role, name, passed, klass in (
+        ("primary", names[0], "p_pass", "failure_class_p"),
+        ("other", names[1], "o_pass", "failure_class_o"),
+    ):
+        failed = pairs.loc[~pairs[passed], klass].fillna("unclassified")
+        for c in FAILURE_CLASSES:
+            r = wilson_interval(int((failed == c).sum()), len(failed), alpha)
+            prov = nb.provenance(
+                _WILSON, sel, f"share of {c} among failed paired trials, {name}", alpha=alpha
+            )
+            out += nb.rate_numbers(f"{prefix}.fail.{role}.{nb.slug(c)}", r, prov)
+            rows.append({"condition": name, "role": role, "class": c, "k": r.k, "n": r.n, "share": r.rate})
+    return out, rows
+
+
+def comparison(
+    prefix: str,
+    pairs: pd.DataFrame,
+    sel: dict[str, Any],
+    names: tuple[str, str],
+    params: dict[str, Any],
+) -> TopicResult:
+    """Everything a paired comparison reports: pooled and per-model blocks, bootstrap, failure shares.
+
+    Args:
+        prefix: Key prefix of the topic (``scaf``, ``ctx``).
+        pairs: Output of ``paired``.
+        sel: The trials.parquet selection of both conditions.
+        names: Display names of the primary and the other condition.
+        params: Topic parameters (``alpha``, ``seed``, ``n_boot``).
+    """
+    alpha, seed, n_boot = params["alpha"], params["seed"], params["n_boot"]
+    res = TopicResult()
+    prov = nb.provenance(f"{PKG}.paired.paired", sel, "the two conditions compared")
+    res.numbers += [
+        nb.text(f"{prefix}.primary.name", names[0], prov),
+        nb.text(f"{prefix}.other.name", names[1], prov),
+        nb.count(f"{prefix}.n.models", pairs["model"].nunique(), prov),
+        nb.count(f"{prefix}.n.tasks", pairs["task_id"].nunique(), prov),
+    ]
+    nums, _ = block(prefix, pairs, sel, names[1], alpha)
+    res.numbers += nums
+    estimate = diff(pairs)
+    boot = cluster_bootstrap(
+        pairs,
+        diff,
+        finding=lambda v: v != 0 and math.copysign(1, v) == math.copysign(1, estimate),
+        n_resamples=n_boot,
+        seed=seed,
+        alpha=alpha,
+    )
+    bprov = nb.provenance(_BOOT, sel, "paired accuracy difference, models resampled", seed=seed, alpha=alpha)
+    kept = boot.kept if math.isfinite(estimate) and estimate != 0 else math.nan
+    res.numbers += [
+        nb.rate(f"{prefix}.boot.diff.lo", boot.lo, bprov),
+        nb.rate(f"{prefix}.boot.diff.hi", boot.hi, bprov),
+        nb.rate(f"{prefix}.boot.diff.kept", kept, bprov),
+    ]
+    table: list[dict[str, Any]] = []
+    for model, part in pairs.groupby("model", sort=True):
+        msel = {**sel, "model": model}
+        key = f"{prefix}.model.{nb.slug(model)}"
+        nums, row = block(key, part, msel, names[1], alpha)
+        res.numbers += nums
+        info = part.iloc[0]
+        bprov = nb.provenance("config is_base", msel, "base (non-instruct) model")
+        res.numbers.append(nb.flag(f"{key}.base", bool(info["is_base"]), bprov))
+        table.append({"model": model, "params_b": info["params_b"], "is_base": bool(info["is_base"]), **row})
+    res.tables["pairs"] = sorted(table, key=lambda r: (r["params_b"], r["model"]))
+    nums, rows = failure_shares(prefix, pairs, sel, names, alpha)
+    res.numbers += nums
+    res.tables["failure_classes"] = rows
+    return res

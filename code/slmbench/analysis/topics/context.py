@@ -1,0 +1,99 @@
+"""Topic ``context``: the same tasks with the configured context window and with a smaller one, paired.
+
+Besides the paired comparison (``analysis.paired``), it reports how many trials stopped because the
+conversation no longer fitted the window, and each model's peak resident memory under both windows (the
+largest value its trials recorded: the model runs in-process, so this is the loaded model with its KV cache).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from slmbench.analysis import numbers as nb
+from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.paired import PKG, comparison, paired
+from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.common import primary_rows
+
+STUDY = "slmbench"
+OVERFLOW = "context_overflow"
+
+
+def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFrame, int | None]:
+    """Trials with the smallest non-configured context window, in the primary scaffold and parser mode."""
+    if primary.empty or "n_ctx" not in trials.columns:
+        return trials.iloc[0:0], None
+    ours = trials[(trials["study"] == STUDY) & ~trials["trial_id"].isin(primary["trial_id"])]
+    same = primary[["model", "scaffold", "parser_mode"]].drop_duplicates()
+    ours = ours.merge(same, on=["model", "scaffold", "parser_mode"], how="inner")
+    ours = ours[ours["n_ctx"].notna()]
+    if ours.empty:
+        return ours, None
+    smallest = int(ours["n_ctx"].min())
+    return ours[ours["n_ctx"] == smallest], smallest
+
+
+def _overflow(pairs: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
+    """Share of paired trials stopped by a context overflow, per condition."""
+    out: list[Number] = []
+    for role, col in (("primary", "stop_reason_p"), ("other", "stop_reason_o")):
+        r = wilson_interval(int((pairs[col] == OVERFLOW).sum()), len(pairs), alpha)
+        prov = nb.provenance(
+            f"{PKG}.stats_rates.wilson_interval", sel, f"paired trials stopped by context overflow ({role})"
+        )
+        out += nb.rate_numbers(f"ctx.overflow.{role}", r, prov)
+    overflowed = pairs[pairs["stop_reason_o"] == OVERFLOW]
+    r = wilson_interval(int((overflowed["stop_reason_p"] == "max_turns").sum()), len(overflowed), alpha)
+    prov = nb.provenance(
+        f"{PKG}.stats_rates.wilson_interval",
+        sel,
+        "of the pairs stopped by overflow in the smaller window, the share that hit the turn limit anyway",
+    )
+    out += nb.rate_numbers("ctx.overflow.was-turn-limit", r, prov)
+    return out
+
+
+def _memory(
+    primary: pd.DataFrame, other: pd.DataFrame, sel: dict[str, Any]
+) -> tuple[list[Number], list[dict[str, Any]]]:
+    """Peak resident memory (MB) per model under both windows."""
+    out: list[Number] = []
+    rows: list[dict[str, Any]] = []
+    for model in sorted(set(primary["model"]) & set(other["model"])):
+        row: dict[str, Any] = {"model": model}
+        for role, df in (("primary", primary), ("other", other)):
+            part = df[df["model"] == model]
+            rss = float(part["peak_rss_mb"].max()) if part["peak_rss_mb"].notna().any() else math.nan
+            n_ctx = part["n_ctx"].dropna()
+            row[f"{role}_rss_mb"] = rss
+            row[f"{role}_n_ctx"] = int(n_ctx.iloc[0]) if len(n_ctx) else None
+            prov = nb.provenance("max", {**sel, "model": model}, f"peak resident memory, {role} window (MB)")
+            out.append(nb.stat(f"ctx.rss.{nb.slug(model)}.{role}", rss, prov, digits=0))
+        rows.append(row)
+    return out, rows
+
+
+def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
+    """Paired accuracy under the two windows, overflow stops, and peak memory per window."""
+    p = with_defaults(params)
+    primary, _ = primary_rows(trials, STUDY)
+    other, n_ctx = other_rows(trials, primary)
+    configured = sorted({int(v) for v in primary.get("n_ctx", pd.Series(dtype=float)).dropna()})
+    names = (
+        f"n_ctx {'/'.join(map(str, configured))}" if configured else "configured window",
+        f"n_ctx {n_ctx}" if n_ctx else "smaller window",
+    )
+    pairs = paired(primary, other)
+    sel: dict[str, Any] = {"study": STUDY, "n_ctx": [*configured, *([n_ctx] if n_ctx else [])]}
+    res = comparison("ctx", pairs, sel, names, p)
+    prov = nb.provenance("min", sel, "the smaller context window compared")
+    res.numbers.append(nb.count("ctx.other.n-ctx", n_ctx or 0, prov))
+    res.numbers += _overflow(pairs, sel, p["alpha"])
+    nums, rows = _memory(primary, other, sel)
+    res.numbers += nums
+    res.tables["memory"] = rows
+    return res

@@ -1,0 +1,16 @@
+"""The same tasks with the configured and a smaller context window: paired accuracy per model, and what the
+failures became (topic ``context``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from slmbench.figures.paired_plot import draw_paired
+
+
+def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
+    """Draw the figure from the ``context`` topic into ``out``."""
+    draw_paired(out, inputs, "context", "Context window comparison")
