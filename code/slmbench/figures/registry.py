@@ -9,6 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from slmbench.analysis.topics.common import primary_only
+
 logger = logging.getLogger(__name__)
 
 FIGURES: tuple[str, ...] = (
@@ -52,10 +54,3 @@ def draw_figure(name: str, trials: pd.DataFrame, out: Path, **inputs: Any) -> No
     trials = primary_only(trials)
     logger.info("drawing %s from %d trials", name, len(trials))
     module.draw(trials, out, **inputs)
-
-
-def primary_only(trials: pd.DataFrame) -> pd.DataFrame:
-    """Rows of each study's primary condition (scaffold-comparison shards left out)."""
-    if "primary" not in trials.columns:
-        return trials
-    return trials[trials["primary"].fillna(True).astype(bool)]

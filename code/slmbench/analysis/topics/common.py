@@ -17,15 +17,19 @@ from slmbench.analysis.stats_tests import compare_to_leader
 PKG = "slmbench.analysis"
 
 
-def primary_rows(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Trials of ``study`` in its primary condition (not a scaffold-comparison shard) and that selection.
+def primary_only(trials: pd.DataFrame) -> pd.DataFrame:
+    """Rows of each study's primary condition (comparison shards left out).
 
     A table without the ``primary`` column (written before comparison shards existed) is all primary.
     """
-    df = trials[trials["study"] == study]
-    if "primary" in df.columns:
-        df = df[df["primary"].fillna(True).astype(bool)]
-    return df, {"study": study, "primary": True}
+    if "primary" not in trials.columns:
+        return trials
+    return trials[trials["primary"].fillna(True).astype(bool)]
+
+
+def primary_rows(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Trials of ``study`` in its primary condition and the selection that names them."""
+    return primary_only(trials[trials["study"] == study]), {"study": study, "primary": True}
 
 
 def scored(df: pd.DataFrame) -> pd.DataFrame:
