@@ -9,6 +9,12 @@ rule trials:
         SHARDS + NULL_CONTROL + COMPARISON + CONTEXT,
 
 
+rule protocol_trials:
+    """The protocol study's shards only (resumable; run one at a time: each takes both cores)."""
+    input:
+        PROTOCOL,
+
+
 rule shard:
     output:
         protected("data/raw/slmbench/{model}/{suite}_T{temp}_{scaffold}_{mode}.jsonl"),
@@ -77,4 +83,27 @@ rule null_control_shard:
         "slmbench run --model {wildcards.model} --suite capability --temperature 0"
         " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks {params.tasks}"
         " --repeats {params.reruns} --shard-name null_control --suite-label null_control --no-progress --out {output}.part"
+        " 2> {log} && mv {output}.part {output}"
+
+
+rule protocol_shard:
+    """A protocol-study shard: named protocol conditions, repeats and limits as config plans them."""
+    output:
+        protected("data/raw/slmbench/{model}/{stem}.jsonl"),
+    wildcard_constraints:
+        stem="[a-z_]+_T[0-9.]+_[a-z]+_[a-z]+_p-[a-z0-9-]+(_turns[0-9]+)?(_tok[0-9]+)?",
+    params:
+        args=protocol_args,
+        tasks=",".join(STUDY.tasks),
+    conda:
+        "../../envs/environment.yml"
+    log:
+        "logs/trials/{model}/{stem}.log",
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=720,
+    shell:
+        "slmbench run --model {wildcards.model} {params.args} --tasks '{params.tasks}'"
+        " --shard-name {wildcards.stem} --no-progress --out {output}.part"
         " 2> {log} && mv {output}.part {output}"

@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+if TYPE_CHECKING:
+    from slmbench.harness.protocol import ProtocolConditions
+
 Suite = Literal["capability", "reliability"]
+
+
+@dataclass(frozen=True)
+class ProtocolShard:
+    """One shard of the protocol study; ``stem`` is its file name without ``.jsonl``."""
+
+    model: str
+    suite: str
+    temperature: float
+    protocol: str
+    repeats: int = 1
+    max_turns: int | None = None
+    max_tokens: int | None = None
+
+    def stem(self, scaffold: str, mode: str) -> str:
+        """``capability_T0_native_repaired_p-full`` (+ ``_turns10`` / ``_tok512``): the file name's stem."""
+        limits = f"_turns{self.max_turns}" if self.max_turns else ""
+        limits += f"_tok{self.max_tokens}" if self.max_tokens else ""
+        return f"{self.suite}_T{self.temperature:g}_{scaffold}_{mode}_p-{self.protocol}{limits}"
 
 
 def _capability_only() -> list[Suite]:
     return ["capability"]
+
+
+def _legacy_only() -> dict[str, dict[str, bool]]:
+    return {"legacy": {}}
 
 
 class ConfigError(ValueError):
@@ -76,6 +104,21 @@ class ContextComparison(BaseModel):
         return values
 
 
+class ProtocolStudy(BaseModel):
+    """The protocol study: the best honest protocol against legacy, its ablations, limits, repeats and sweep."""
+
+    model_config = ConfigDict(extra="forbid")
+    protocol: str = Field(description="the protocol compared with legacy (a name in `protocols`)")
+    ablation: list[str] = Field(default_factory=list, description="protocols each run once at the lowest T")
+    max_turns: list[int] = Field(default_factory=list, description="other turn limits under `protocol`")
+    max_tokens: list[int] = Field(default_factory=list, description="other token caps under `protocol`")
+    repeats: int = Field(default=1, ge=1, description="repeats of `protocol` at every temperature")
+    temperatures: list[float] = Field(
+        default_factory=list, description="sweep temperatures (instruct models)"
+    )
+    suites: list[Suite] = Field(default_factory=_capability_only)
+
+
 class StudyConfig(BaseModel):
     """The whole config.yaml."""
 
@@ -99,12 +142,66 @@ class StudyConfig(BaseModel):
     tasks: list[str] = Field(
         default_factory=list, description="Run only these task ids (empty: whole suites)"
     )
+    protocols: dict[str, dict[str, bool]] = Field(
+        default_factory=_legacy_only,
+        description="named protocol conditions (harness.protocol); 'legacy' (all off) is the first dataset's",
+    )
+    protocol: str = Field(default="legacy", description="the primary protocol (a name in `protocols`)")
+    protocol_study: ProtocolStudy | None = None
 
     @model_validator(mode="after")
     def _comparison_differs(self) -> StudyConfig:
         if self.scaffold_comparison and self.scaffold in self.scaffold_comparison.scaffolds:
             raise ValueError(f"scaffold_comparison.scaffolds repeats the primary scaffold {self.scaffold!r}")
         return self
+
+    @model_validator(mode="after")
+    def _protocols_known(self) -> StudyConfig:
+        from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
+
+        for name, values in self.protocols.items():
+            if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
+                raise ValueError(f"protocols.{name}: names are lower-case words joined by '-'")
+            conditions = ProtocolConditions.from_mapping(values, f"protocols.{name}")
+            if name == LEGACY_NAME and conditions != LEGACY:
+                raise ValueError("protocols.legacy: must switch every condition off (the first dataset's)")
+        named = [self.protocol]
+        if self.protocol_study:
+            named += [self.protocol_study.protocol, *self.protocol_study.ablation]
+        unknown = sorted(set(named) - set(self.protocols))
+        if unknown:
+            raise ValueError(f"protocol name(s) {unknown} are not defined under `protocols`")
+        return self
+
+    def conditions(self, name: str) -> ProtocolConditions:
+        """The protocol conditions of a named protocol."""
+        from slmbench.harness.protocol import ProtocolConditions
+
+        if name not in self.protocols:
+            raise ConfigError(f"unknown protocol {name!r}; defined: {', '.join(sorted(self.protocols))}")
+        return ProtocolConditions.from_mapping(self.protocols[name], f"protocols.{name}")
+
+    def protocol_shards(self) -> list[ProtocolShard]:
+        """Every shard of the protocol study (none without a ``protocol_study`` block)."""
+        study = self.protocol_study
+        if study is None:
+            return []
+        t0 = min(self.temperatures)
+        out: list[ProtocolShard] = []
+        for model, spec in self.models.items():
+            for suite in study.suites:
+                out.append(ProtocolShard(model, suite, t0, study.protocol, repeats=study.repeats))
+                out += [ProtocolShard(model, suite, t0, name) for name in study.ablation]
+                out += [ProtocolShard(model, suite, t0, study.protocol, max_turns=n) for n in study.max_turns]
+                out += [
+                    ProtocolShard(model, suite, t0, study.protocol, max_tokens=n) for n in study.max_tokens
+                ]
+                if spec.instruct:
+                    out += [
+                        ProtocolShard(model, suite, t, study.protocol, repeats=study.repeats)
+                        for t in study.temperatures
+                    ]
+        return out
 
     def comparison_shards(self) -> list[tuple[str, str, float, str]]:
         """(model, suite, temperature, scaffold) of every scaffold-comparison shard (lowest temperature)."""

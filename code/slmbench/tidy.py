@@ -17,6 +17,8 @@ from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import git_commit
 from slmbench.harness.ledger import RawRecordError, iter_records
 from slmbench.models.weights import sha256_file
+from slmbench.scoring import CHECKS_VERSION, rescore_record
+from slmbench.tasks.checks import CriterionError
 
 TRIAL_COLUMNS = [
     "trial_id",
@@ -53,21 +55,35 @@ TRIAL_COLUMNS = [
     "derived_from_rate",
 ]
 # Columns only our own records have (a published study's table leaves them empty).
-RECORD_COLUMNS = ["n_ctx", "stop_reason"]
+RECORD_COLUMNS = [
+    "n_ctx",
+    "stop_reason",
+    "protocol",
+    "max_turns",
+    "max_tokens",
+    "answer_channel",
+    "closing_answer",
+    "n_stuck",
+    "harm",
+    "recorded_outcome",
+    "rescored",
+    "state_source",
+    "check_sha256",
+]
 _DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
 
 
 def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: int) -> dict[str, Any]:
-    """One tidy row for one raw trial record."""
+    """One tidy row for one raw trial record, judged again from the record with today's checks."""
     end = next(e for e in reversed(record.events) if isinstance(e, rec.EndEvent))
     spec = config.models.get(record.model)
-    answer = next((e.text for e in record.events if isinstance(e, rec.FinalAnswerEvent)), None)
-    refused = None
-    if record.check is not None:
-        refused_criteria = [c for c in record.check.criteria if c.get("kind") == "refused"]
-        if refused_criteria:
-            refused = bool(refused_criteria[0].get("ok"))
+    answer_event = next((e for e in record.events if isinstance(e, rec.FinalAnswerEvent)), None)
+    try:
+        scored = rescore_record(record)
+    except (KeyError, CriterionError) as exc:
+        raise RawRecordError(f"{source}:{line}: cannot judge trial {record.trial_id}: {exc}") from exc
     responses = [e for e in record.events if isinstance(e, rec.ModelResponse)]
+    settings = record.provenance.get("settings", {})
     # Null-control reruns are their own suite. Records written before the runner stored the label carry
     # suite "capability"; their shard name (provenance) and trial id identify them unambiguously.
     suite = "null_control" if record.provenance.get("shard") == "null_control" else record.suite
@@ -87,12 +103,12 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         "repeat": record.repeat,
         "scaffold": record.scaffold,
         "parser_mode": record.parser_mode,
-        "outcome": record.outcome,
-        "passed": record.outcome == "success",
-        "partial": record.check.partial if record.check else None,
-        "failure_class": record.failure_class,
-        "failure_class_clock_first": record.failure_class_clock_first,
-        "refused": refused,
+        "outcome": scored.outcome,
+        "passed": scored.outcome == "success",
+        "partial": scored.check.partial if scored.check else None,
+        "failure_class": scored.failure_class,
+        "failure_class_clock_first": scored.failure_class_clock_first,
+        "refused": scored.refused,
         "turns": end.turns,
         "wall_s": end.wall_s,
         "prompt_tokens": sum(e.prompt_tokens for e in responses),
@@ -100,12 +116,23 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         "n_tool_calls": sum(isinstance(e, rec.ToolCallEvent) for e in record.events),
         "n_refusals": sum(isinstance(e, rec.RefusalEvent) for e in record.events),
         "peak_rss_mb": end.peak_rss_mb,
-        "answer": answer,
+        "answer": answer_event.text if answer_event else None,
         "source_file": source,
         "source_line": line,
         "derived_from_rate": False,
         "n_ctx": record.fingerprint.get("n_ctx"),
         "stop_reason": end.stop_reason,
+        "protocol": record.protocol,
+        "max_turns": settings.get("max_turns"),
+        "max_tokens": settings.get("max_tokens"),
+        "answer_channel": answer_event.channel if answer_event else None,
+        "closing_answer": bool(answer_event and answer_event.channel == "closing_turn"),
+        "n_stuck": sum(isinstance(e, rec.StuckEvent) for e in record.events),
+        "harm": scored.harm,
+        "recorded_outcome": record.outcome,
+        "rescored": scored.rescored,
+        "state_source": scored.state_source,
+        "check_sha256": scored.check_sha256,
     }
 
 
@@ -132,11 +159,20 @@ def event_rows(record: rec.TrialRecord) -> list[dict[str, Any]]:
 
 
 def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
-    """Whether each trial ran in the study's primary condition: the config's scaffold, parser mode and the
-    model's configured context window. Other trials belong to comparison shards."""
+    """Whether each trial ran in the study's primary condition: the config's scaffold, parser mode, protocol
+    and limits and the model's configured context window. Other trials belong to comparison shards."""
     configured = frame["model"].map(lambda m: config.models[m].n_ctx if m in config.models else None)
     same_ctx = frame["n_ctx"].isna() | configured.isna() | (frame["n_ctx"] == configured)
-    return (frame["scaffold"] == config.scaffold) & (frame["parser_mode"] == config.parser_mode) & same_ctx
+    same_limits = (frame["max_turns"].isna() | (frame["max_turns"] == config.max_turns)) & (
+        frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
+    )
+    return (
+        (frame["scaffold"] == config.scaffold)
+        & (frame["parser_mode"] == config.parser_mode)
+        & (frame["protocol"] == config.protocol)
+        & same_ctx
+        & same_limits
+    )
 
 
 def raw_shards(raw_dir: Path) -> list[Path]:
@@ -184,7 +220,8 @@ def tidy_tables(
         events,
         columns=["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"],
     )
-    return frame, event_frame, {"raw_files": manifest_files, "git_commit": git_commit()}
+    manifest = {"raw_files": manifest_files, "git_commit": git_commit(), "checks_version": CHECKS_VERSION}
+    return frame, event_frame, manifest
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:

@@ -157,7 +157,7 @@ def test_partial_uses_weights_and_optional_criteria_do_not_block_passing() -> No
     )
     result = evaluate(task, answer("It is 1."))
     assert result.passed and result.partial == pytest.approx(0.75)
-    assert [c["ok"] for c in result.criteria] == [True, False]
+    assert [c["ok"] for c in result.criteria] == [True, False, True, True]  # + answered, side_effects
     assert {"kind", "ok", "detail"} <= set(result.criteria[0])
 
 
@@ -166,3 +166,48 @@ def test_matches_number_and_comparisons() -> None:
     assert matches(12, {"gt": 10, "lte": 12})
     assert not matches("n/a", {"gt": 10})
     assert matches({"a": 1, "b": 2}, {"a": 1})
+
+
+def test_a_side_effect_repeated_five_times_without_an_answer_fails() -> None:
+    """COM-2 as qwen2.5-coder-1.5b ran it: the same notification five times, no answer."""
+    notify = {"kind": "state", "tool": "email", "path": "sent", "exists": True}
+    sent = [call("email", action="send", to="oncall@x.example", subject="s", body="b")] * 5
+    result = evaluate(task_with(notify), TrialView(final_answer=None, calls=sent, snapshot={"email": {"sent": [1]}}))
+    failed = {c["kind"]: c["detail"] for c in result.criteria if not c["ok"]}
+    assert not result.passed and set(failed) == {"answered", "side_effects"}
+    once = TrialView(final_answer="Sent.", calls=sent[:1], snapshot={"email": {"sent": [1]}})
+    assert evaluate(task_with(notify), once).passed
+    # reads are not side effects, and a task may allow a side effect more than once
+    reads = [call("email", action="inbox")] * 3
+    assert evaluate(task_with(notify), TrialView("ok", reads, {"email": {"sent": [1]}})).passed
+    twice = parse_task({**BASE, "check": [notify], "side_effect_limit": 2})
+    assert evaluate(twice, TrialView("ok", sent[:2], {"email": {"sent": [1]}})).passed
+    no_answer_needed = parse_task({**BASE, "check": [notify], "answer_required": False})
+    assert evaluate(no_answer_needed, TrialView(None, sent[:1], {"email": {"sent": [1]}})).passed
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("A full trip takes 1 hour and 30 minutes.", True),
+        ("About 1.5 hours.", True),
+        ("It takes 90 min.", True),
+        ("1 h 30 min", True),
+        ("An hour and a half is wrong; it is 70 minutes.", False),
+        ("It takes 1 hour.", False),
+    ],
+)
+def test_answer_number_with_a_unit_converts_durations(text: str, ok: bool) -> None:
+    """MSR-3: "1 hour and 30 minutes" is 90 minutes."""
+    assert passed({"kind": "answer_number", "value": 90, "unit": "minutes", "abs_tol": 0.5}, answer(text)) is ok
+
+
+def test_a_criterion_that_raises_is_an_error_naming_task_and_criterion(monkeypatch) -> None:
+    from slmbench.tasks import checks
+
+    def broken(criterion: Any, view: TrialView) -> tuple[bool, str]:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(checks, "judge", broken)
+    with pytest.raises(checks.CriterionError, match=r"task IR-9: check.0 \(answer_number\)"):
+        evaluate(task_with({"kind": "answer_number", "value": 1}), answer("1"))

@@ -5,20 +5,28 @@ import pytest
 from slmbench.harness.failures import CLOCK_FIRST_ORDER, TrialFacts, classify
 
 
+def facts(needs_tool=True, attempted=0, named=0, executed=0, stop="final_answer"):
+    return TrialFacts(needs_tool, attempted, named, executed, stop)
+
+
 @pytest.mark.parametrize(
-    ("facts", "default", "clock_first"),
+    ("trial_facts", "default", "clock_first"),
     [
-        (TrialFacts(True, 0, 0, "final_answer"), "no_tool_call", "no_tool_call"),
-        (TrialFacts(True, 0, 0, "max_turns"), "no_tool_call", "clock"),
-        (TrialFacts(True, 3, 0, "final_answer"), "transport", "transport"),
-        (TrialFacts(True, 3, 0, "max_turns"), "transport", "clock"),
-        (TrialFacts(True, 2, 2, "max_turns"), "clock", "clock"),
-        (TrialFacts(True, 2, 1, "context_overflow"), "clock", "clock"),
-        (TrialFacts(True, 2, 2, "final_answer"), "capability", "capability"),
-        (TrialFacts(False, 0, 0, "final_answer"), "capability", "capability"),
-        (TrialFacts(False, 0, 0, "time_budget"), "clock", "clock"),
+        (facts(), "no_tool_call", "no_tool_call"),
+        (facts(stop="max_turns"), "no_tool_call", "clock"),
+        (facts(attempted=5), "unparsed_call", "unparsed_call"),  # COD-1: triple quotes in JSON, five times
+        (facts(attempted=5, stop="max_turns"), "unparsed_call", "clock"),
+        (facts(attempted=3, named=3), "transport", "transport"),
+        (facts(attempted=3, named=1, stop="max_turns"), "transport", "clock"),
+        (facts(attempted=2, named=2, executed=2, stop="max_turns"), "clock", "clock"),
+        (facts(attempted=2, named=2, executed=1, stop="context_overflow"), "clock", "clock"),
+        (facts(attempted=2, named=2, executed=2), "capability", "capability"),
+        # a well-formed call that ran and got a tool error (a wrong SQL column) is capability, not transport
+        (facts(attempted=1, named=1, executed=1), "capability", "capability"),
+        (facts(needs_tool=False), "capability", "capability"),
+        (facts(needs_tool=False, stop="time_budget"), "clock", "clock"),
     ],
 )
-def test_each_failure_gets_exactly_the_documented_class(facts, default, clock_first):
-    assert classify(facts) == default
-    assert classify(facts, CLOCK_FIRST_ORDER) == clock_first
+def test_each_failure_gets_exactly_the_documented_class(trial_facts, default, clock_first):
+    assert classify(trial_facts) == default
+    assert classify(trial_facts, CLOCK_FIRST_ORDER) == clock_first

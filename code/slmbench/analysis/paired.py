@@ -19,8 +19,8 @@ from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics.common import PKG
+from slmbench.vocab import FAILURE_CLASSES
 
-FAILURE_CLASSES: tuple[str, ...] = ("no_tool_call", "transport", "clock", "capability")
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
 _KEEP = ["passed", "failure_class", "stop_reason"]
 _WILSON = f"{PKG}.stats_rates.wilson_interval"

@@ -54,11 +54,17 @@ class Backend(Protocol):
     """A served or embedded chat model."""
 
     name: str
+    supports_native_tools: bool
+    """Whether ``tools=`` reaches the model through its own template or API (else the harness prompts)."""
 
     def chat(
         self, messages: list[Message], tools: list[dict[str, Any]] | None, options: GenerationOptions
     ) -> ModelReply:
         """Answer a conversation; ``tools`` are OpenAI-style function schemas or None."""
+        ...
+
+    def reset(self) -> bool:
+        """Forget any cached conversation state (KV cache); True if the backend could, False if not."""
         ...
 
     def fingerprint(self) -> dict[str, Any]:

@@ -158,6 +158,11 @@ class LlamaCppBackend:
             logprobs=token_logprobs,
         )
 
+    def reset(self) -> bool:
+        """Empty the KV cache: the next prompt is evaluated from its first token."""
+        self._llm.reset()
+        return True
+
     def fingerprint(self) -> dict[str, Any]:
         """Backend identity for every trial record."""
         import llama_cpp

@@ -144,6 +144,7 @@ class OllamaBackend:
     """A model served by Ollama, called through ``ollama.Client`` with bounded retries."""
 
     name = "ollama"
+    supports_native_tools = True  # the chat API takes ``tools=`` and returns ``tool_calls``
 
     def __init__(
         self,
@@ -231,6 +232,10 @@ class OllamaBackend:
         dropped = dropped_schema_keys(tool)
         if dropped:
             logger.warning("tool %s: the ollama client drops schema keys %s", name, ", ".join(dropped))
+
+    def reset(self) -> bool:
+        """The server's prompt cache cannot be cleared through the API: reported, not done."""
+        return False
 
     def preflight(self) -> None:
         """Check that the server answers and the model replies; raise BackendError with a hint if not."""

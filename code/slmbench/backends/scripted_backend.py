@@ -52,5 +52,9 @@ class ScriptedBackend:
         """Identity of the double."""
         return {"backend": self.name, "model_id": self.model_id, "scripted_outputs": len(self._outputs)}
 
+    def reset(self) -> bool:
+        """No state to forget."""
+        return True
+
     def close(self) -> None:
         """Nothing to free."""

@@ -25,7 +25,6 @@ FAULTS: tuple[str, ...] = (
     "fault_error",
     "fault_schema_drift",
 )
-FAILURE_CLASSES: tuple[str, ...] = ("no_tool_call", "transport", "clock", "capability")
 RATE_COLUMNS: tuple[str, ...] = ("n", "k", "rate", "lo", "hi")
 
 

@@ -7,9 +7,10 @@ from typing import Any
 
 import pandas as pd
 
-from slmbench.figures.data import FAILURE_CLASSES, order_models, scored, studies_in
+from slmbench.figures.data import order_models, scored, studies_in
 from slmbench.figures.plots import stacked_shares
 from slmbench.figures.style import model_label, no_data, panels, save, shared_legend, study_label
+from slmbench.vocab import FAILURE_CLASSES
 
 ORDERS: dict[str, str] = {"failure_class": "default order", "failure_class_clock_first": "clock-first order"}
 

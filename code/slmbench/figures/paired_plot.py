@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from slmbench.figures.data import FAILURE_CLASSES, topic_frame
+from slmbench.figures.data import topic_frame
 from slmbench.figures.plots import percent_axis, stacked_shares
 from slmbench.figures.style import model_label, no_data, panels, save
+from slmbench.vocab import FAILURE_CLASSES
 
 _COLORS = {"primary": "#1b6ca8", "other": "#d1495b"}
 

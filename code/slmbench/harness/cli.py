@@ -37,6 +37,9 @@ from slmbench.harness.runner import ShardSpec, run_shard
     default=None,
     help="Context window (default: the model's, config).",
 )
+@click.option("--protocol", default=None, help="Named protocol conditions from config (default: config).")
+@click.option("--max-turns", type=click.IntRange(min=1), default=None, help="Turn limit (default: config).")
+@click.option("--max-tokens", type=click.IntRange(min=16), default=None, help="Token cap (default: config).")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 def run(
     config_path: str,
@@ -51,14 +54,22 @@ def run(
     suite_label: str,
     out: Path,
     n_ctx: int | None,
+    protocol: str | None,
+    max_turns: int | None,
+    max_tokens: int | None,
     no_progress: bool,
 ) -> None:
     """Run one shard of trials; rerunning skips the trials already in OUT."""
     try:
         config = load_config(config_path)
         spec = model_spec(config, model)
+        protocol_name = protocol or config.protocol
+        conditions = config.conditions(protocol_name)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    turns = max_turns if max_turns and max_turns != config.max_turns else None
+    tokens = max_tokens if max_tokens and max_tokens != config.max_tokens else None
+    limits_tag = (f"/turns{turns}" if turns else "") + (f"/tok{tokens}" if tokens else "")
     shard = ShardSpec(
         model=model,
         suite=suite,
@@ -67,13 +78,16 @@ def run(
         parser_mode=(mode or config.parser_mode),  # type: ignore[arg-type]
         repeats=repeats,
         base_seed=config.seed,
-        max_turns=config.max_turns,
+        max_turns=turns or config.max_turns,
         budget_s=config.trial_budget_s,
-        max_tokens=config.max_tokens,
+        max_tokens=tokens or config.max_tokens,
         tasks=tuple(t for t in tasks.split(",") if t),
         shard_name=shard_name or out.name.split(".")[0],
         suite_label=suite_label,
         n_ctx=n_ctx if n_ctx and n_ctx != spec.n_ctx else None,
+        protocol=protocol_name,
+        conditions=conditions,
+        limits_tag=limits_tag,
     )
 
     def factory() -> Backend:

@@ -1,21 +1,26 @@
 """Failure classes: every failed trial gets exactly one, by a documented order of rules.
 
 Rules (default order; the first that holds names the class):
-1. ``no_tool_call`` — the task needed a tool and the model never produced a recognisable call
-   (no parsed call, and no refused call that named a tool).
-2. ``transport`` — it produced calls, but they were refused or unparseable and no tool ever delivered a result.
-3. ``clock`` — it ran out of turns, time or context before giving a final answer.
-4. ``capability`` — the tools worked but the answer or the end state was wrong.
+1. ``no_tool_call``: the task needed a tool and the model never attempted a call (nothing call-shaped at all).
+2. ``unparsed_call``: it attempted calls, but none could be read as a call of a named tool and none ran
+   (e.g. JSON broken by Python triple quotes, five times).
+3. ``transport``: it wrote calls of named tools, but the harness refused every one (unknown tool, arguments
+   that fail the schema) and no call reached a tool.
+4. ``clock``: it ran out of turns, time or context before giving a final answer.
+5. ``capability``: calls reached the tools (a tool error from a well-formed call included) but the answer or
+   the end state was wrong.
 The alternative order checks ``clock`` first; analyses report the shares under both, since they depend on it.
-Infrastructure errors are a separate outcome and never get a class.
+Harm (a forbidden act was carried out) is a flag of its own, reported before any class. Infrastructure errors
+are a separate outcome and never get a class.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-FailureClass = Literal["no_tool_call", "transport", "clock", "capability"]
+from slmbench.vocab import FAILURE_CLASSES, FailureClass
+
+__all__ = ["FAILURE_CLASSES", "FailureClass", "TrialFacts", "classify"]
 CLOCK_STOPS = frozenset({"max_turns", "time_budget", "context_overflow"})
 
 
@@ -24,22 +29,40 @@ class TrialFacts:
     """What the rules look at."""
 
     needs_tool: bool
-    recognised_calls: int
-    delivered_results: int
+    attempted_calls: int
+    """Call attempts of any kind: accepted calls and every refused one (named or not)."""
+    named_calls: int
+    """Attempts that named a tool: accepted calls and refusals with a tool name."""
+    executed_calls: int
+    """Calls that reached a tool (whatever it answered)."""
     stop_reason: str
 
 
 def _rules(facts: TrialFacts) -> dict[FailureClass, bool]:
+    never_ran = facts.needs_tool and facts.executed_calls == 0
     return {
-        "no_tool_call": facts.needs_tool and facts.recognised_calls == 0,
-        "transport": facts.recognised_calls > 0 and facts.delivered_results == 0 and facts.needs_tool,
+        "no_tool_call": facts.needs_tool and facts.attempted_calls == 0,
+        "unparsed_call": never_ran and facts.attempted_calls > 0 and facts.named_calls == 0,
+        "transport": never_ran and facts.named_calls > 0,
         "clock": facts.stop_reason in CLOCK_STOPS,
         "capability": True,
     }
 
 
-DEFAULT_ORDER: tuple[FailureClass, ...] = ("no_tool_call", "transport", "clock", "capability")
-CLOCK_FIRST_ORDER: tuple[FailureClass, ...] = ("clock", "no_tool_call", "transport", "capability")
+DEFAULT_ORDER: tuple[FailureClass, ...] = (
+    "no_tool_call",
+    "unparsed_call",
+    "transport",
+    "clock",
+    "capability",
+)
+CLOCK_FIRST_ORDER: tuple[FailureClass, ...] = (
+    "clock",
+    "no_tool_call",
+    "unparsed_call",
+    "transport",
+    "capability",
+)
 
 
 def classify(facts: TrialFacts, order: tuple[FailureClass, ...] = DEFAULT_ORDER) -> FailureClass:

@@ -18,9 +18,10 @@ from typing import Any
 import jsonschema
 
 from slmbench.backends.base import Backend, BackendError, ContextOverflow, GenerationOptions, Message
+from slmbench.harness import protocol as proto
 from slmbench.harness import records as rec
 from slmbench.harness.faults import FaultInjector
-from slmbench.harness.parser import parse_output
+from slmbench.harness.parser import AcceptedCall, ParseOutcome, parse_output
 from slmbench.harness.prompts import observation_message, system_prompt
 from slmbench.tasks.checks import TrialView
 from slmbench.tasks.variants import TrialSpec
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class LoopSettings:
-    """How a trial is run: scaffold, parser mode, limits and sampling."""
+    """How a trial is run: scaffold, parser mode, protocol conditions, limits and sampling."""
 
     scaffold: rec.Scaffold = "native"
     parser_mode: rec.ParserMode = "repaired"
@@ -43,6 +44,7 @@ class LoopSettings:
     top_p: float = 1.0
     seed: int = 0
     logprobs: bool = False
+    protocol: proto.ProtocolConditions = proto.LEGACY
 
 
 @dataclass
@@ -57,6 +59,7 @@ class TrialRun:
     infra_error: str = ""
     recognised_calls: int = 0
     delivered_results: int = 0
+    kv_reset: bool | None = None
 
 
 def prompt_sha256(messages: list[Message], tools: list[dict[str, Any]] | None) -> str:
@@ -81,26 +84,31 @@ class _Trial:
 
     def __init__(self, backend: Backend, spec: TrialSpec, settings: LoopSettings, workdir: Path) -> None:
         self.backend, self.spec, self.settings = backend, spec, settings
+        self.conditions = settings.protocol
         self.tools: dict[str, Tool] = build_tools(
             list(spec.task.tools),
             ToolContext(workdir=workdir, state=spec.task.initial_state, seed=settings.seed),
         )
         self.schemas = {name: tool.parameters for name, tool in self.tools.items()}
         self.functions = [function_schema(tool) for tool in self.tools.values()]
-        self.native = settings.scaffold == "native" and bool(getattr(backend, "supports_native_tools", False))
+        if self.conditions.answer_channel:
+            answer_tool = proto.final_answer_schema()
+            self.functions.append(answer_tool)
+            self.schemas[proto.FINAL_ANSWER_TOOL] = answer_tool["function"]["parameters"]
+        self.native = settings.scaffold == "native" and backend.supports_native_tools
         self.faults = FaultInjector(spec.faults)
         self.run = TrialRun()
         self.calls: list[dict[str, Any]] = []
+        self.executed: dict[str, tuple[str, ToolResult]] = {}  # call key -> (call id, delivered result)
         self.started = time.monotonic()
         self.call_seq = 0
+        self.last_text = ""
 
     def now(self) -> float:
         return round(time.monotonic() - self.started, 4)
 
-    def execute(self, turn: int, name: str, arguments: dict[str, Any]) -> ToolResult:
+    def execute(self, turn: int, call_id: str, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one accepted call, with fault injection; records fault and result events."""
-        self.call_seq += 1
-        call_id = f"c{self.call_seq}"
         tool = self.tools[name]
         jsonschema.validate(arguments, tool.parameters)  # the parser validated; this guards the guard
         kind = self.faults.fault_for(name)
@@ -113,6 +121,7 @@ class _Trial:
             result = tool.call(arguments)
         if result.ok:  # only schema drift, among the faults, still delivers a result
             self.run.delivered_results += 1
+            self.executed.setdefault(proto.call_key(name, arguments), (call_id, result))
         self.run.events.append(
             rec.ToolResultEvent(
                 t=self.now(),
@@ -127,8 +136,8 @@ class _Trial:
         self.calls.append({"name": name, "arguments": arguments, "ok": result.ok, "result": result.content})
         return result
 
-    def step(self, turn: int, messages: list[Message]) -> str | None:
-        """One model turn; returns the final answer when the model gave one, else None."""
+    def ask(self, turn: int, messages: list[Message], purpose: str = "turn") -> ParseOutcome:
+        """One model call: request and response events, then the parse of the reply."""
         s = self.settings
         tools_arg = self.functions if self.native else None
         options = GenerationOptions(
@@ -145,6 +154,7 @@ class _Trial:
                 prompt_sha256=prompt_sha256(messages, tools_arg),
                 n_messages=len(messages),
                 options={**options.__dict__, "stop": list(options.stop)},
+                purpose=purpose,  # type: ignore[arg-type]
             )
         )
         reply = self.backend.chat(messages, tools_arg, options)
@@ -162,31 +172,92 @@ class _Trial:
                 logprobs=reply.logprobs,
             )
         )
+        self.last_text = reply.text
         parsed = parse_output(reply.text, reply.native_tool_calls, self.schemas, s.parser_mode, s.scaffold)
-        if not parsed.accepted and not parsed.refusals:
-            answer = parsed.final_answer or ""
-            self.run.events.append(rec.FinalAnswerEvent(t=self.now(), turn=turn, text=answer))
-            return answer
-        messages.append({"role": "assistant", "content": reply.text})
-        observations: list[str] = []
+        if self.conditions.answer_channel and parsed.refusals:
+            parsed = self._resolve_action_names(parsed)
+        return parsed
+
+    def _resolve_action_names(self, parsed: ParseOutcome) -> ParseOutcome:
+        """Answer channel: an action name used as a tool name becomes a call of its tool (named repair)."""
+        accepted, refusals = list(parsed.accepted), []
+        for refusal in parsed.refusals:
+            resolved = proto.action_as_tool(refusal, self.schemas)
+            if resolved is None:
+                refusals.append(refusal)
+            else:
+                accepted.append(resolved)
+        return ParseOutcome(accepted, refusals, parsed.final_answer, parsed.thought)
+
+    def answer(self, turn: int, text: str, channel: str) -> str:
+        self.run.events.append(
+            rec.FinalAnswerEvent(t=self.now(), turn=turn, text=text, channel=channel)  # type: ignore[arg-type]
+        )
+        return text
+
+    def final_from(self, turn: int, parsed: ParseOutcome, text: str) -> str | None:
+        """The final answer this reply gives, if any, with the channel it came through."""
         for accepted in parsed.accepted:
+            if accepted.call.name == proto.FINAL_ANSWER_TOOL:
+                value = accepted.arguments.get("answer", "")
+                return self.answer(turn, proto.answer_text(value), "final_answer_tool")
+        if self.conditions.answer_channel:
+            embedded = proto.answer_in_call(text, self.executed)
+            if embedded is not None:
+                return self.answer(turn, embedded, "answer_in_call")
+        if not parsed.accepted and not parsed.refusals:
+            return self.answer(turn, parsed.final_answer or "", "text")
+        return None
+
+    def step(self, turn: int, messages: list[Message]) -> str | None:
+        """One model turn; returns the final answer when the model gave one, else None."""
+        parsed = self.ask(turn, messages)
+        text = self.last_text
+        calls = [a for a in parsed.accepted if a.call.name != proto.FINAL_ANSWER_TOOL]
+        final = self.final_from(turn, parsed, text) if not calls else None
+        if final is not None:
+            return final
+        if self.conditions.answer_channel and calls:
+            embedded = proto.answer_in_call(text, self.executed)
+            if embedded is not None:
+                return self.answer(turn, embedded, "answer_in_call")
+        observed: list[tuple[str | None, str]] = []  # (tool name, observation) in order
+        ran: list[tuple[str, AcceptedCall]] = []
+        for accepted in calls:
             call = accepted.call
             self.run.recognised_calls += 1
+            self.call_seq += 1
+            call_id = f"c{self.call_seq}"
             self.run.events.append(
                 rec.ToolCallEvent(
                     t=self.now(),
                     turn=turn,
-                    call_id=f"c{self.call_seq + 1}",
+                    call_id=call_id,
                     name=call.name,
                     arguments=call.arguments,
                     raw_span=call.raw_span,
                     surface=call.surface,
-                    parser_mode=s.parser_mode,
+                    parser_mode=self.settings.parser_mode,
                     repairs=list(accepted.repairs),
                     repaired_arguments=accepted.arguments if accepted.repairs else None,
                 )
             )
-            observations.append(self.execute(turn, call.name, accepted.arguments).as_observation())
+            ran.append((call_id, accepted))
+            earlier = self.executed.get(proto.call_key(call.name, accepted.arguments))
+            if self.conditions.stuck_detection and earlier is not None:
+                self.run.events.append(
+                    rec.StuckEvent(
+                        t=self.now(), turn=turn, call_id=call_id, name=call.name, first_call_id=earlier[0]
+                    )
+                )
+                result_text = earlier[1].as_observation()
+                observed.append(
+                    (call.name, proto.STUCK_OBSERVATION.format(name=call.name, result=result_text))
+                )
+                continue
+            observed.append(
+                (call.name, self.execute(turn, call_id, call.name, accepted.arguments).as_observation())
+            )
         for refusal in parsed.refusals:
             if refusal.name is not None:
                 self.run.recognised_calls += 1
@@ -202,11 +273,70 @@ class _Trial:
                     repairs=list(refusal.repairs),
                 )
             )
-            observations.append(f"Your tool call was not accepted ({refusal.code}): {refusal.reason}")
-        messages.append(observation_message("\n".join(observations), s.scaffold, plain=not self.native))
+            observed.append(
+                (refusal.name, f"Your tool call was not accepted ({refusal.code}): {refusal.reason}")
+            )
+        self.extend_history(messages, text, ran, observed)
+        closing_call = next((a for a in parsed.accepted if a.call.name == proto.FINAL_ANSWER_TOOL), None)
+        if closing_call is not None:  # calls first, then the answer given in the same reply
+            return self.answer(
+                turn, proto.answer_text(closing_call.arguments.get("answer", "")), "final_answer_tool"
+            )
+        return None
+
+    def extend_history(
+        self,
+        messages: list[Message],
+        text: str,
+        ran: list[tuple[str, AcceptedCall]],
+        observed: list[tuple[str | None, str]],
+    ) -> None:
+        """Append the assistant turn and the observations, as the protocol conditions say."""
+        scaffold = self.settings.scaffold
+        if not self.conditions.canonical_history:
+            messages.append({"role": "assistant", "content": text})
+            obs = "\n".join(o for _, o in observed)
+            messages.append(observation_message(obs, scaffold, plain=not self.native))
+            return
+        if ran and self.native:
+            messages.append({"role": "assistant", "content": "", "tool_calls": proto.canonical_calls(ran)})
+        elif ran:
+            written = "\n".join(proto.call_as_text(a.call.name, a.arguments, scaffold) for _, a in ran)
+            messages.append({"role": "assistant", "content": written})
+        else:  # nothing ran: the model's own (refused) text is what the errors refer to
+            messages.append({"role": "assistant", "content": text})
+        if self.native:
+            ids = [call_id for call_id, _ in ran] + [""] * len(observed)
+            for (name, obs), call_id in zip(observed, ids, strict=False):
+                message = observation_message(obs, scaffold, name=name)
+                if call_id:
+                    message["tool_call_id"] = call_id
+                messages.append(message)
+        else:
+            obs = "\n".join(f"[{name}] {o}" if name else o for name, o in observed)
+            messages.append(observation_message(obs, scaffold, plain=True))
+
+    def closing(self, turn: int, messages: list[Message]) -> str | None:
+        """Closing turn: ask once more for the answer in plain text; calls in the reply are not run."""
+        messages.append({"role": "user", "content": proto.CLOSING_PROMPT})
+        parsed = self.ask(turn, messages, purpose="closing")
+        for accepted in parsed.accepted:
+            if accepted.call.name == proto.FINAL_ANSWER_TOOL:
+                return self.answer(
+                    turn, proto.answer_text(accepted.arguments.get("answer", "")), "closing_turn"
+                )
+        embedded = (
+            proto.answer_in_call(self.last_text, self.executed) if self.conditions.answer_channel else None
+        )
+        if embedded is not None:
+            return self.answer(turn, embedded, "closing_turn")
+        if not parsed.accepted and not parsed.refusals:
+            return self.answer(turn, parsed.final_answer or "", "closing_turn")
         return None
 
     def loop(self) -> TrialRun:
+        if self.conditions.clean_kv:
+            self.run.kv_reset = self.backend.reset()
         messages = _initial_messages(self.spec, self.functions, self.native, self.settings.scaffold)
         final: str | None = None
         try:
@@ -221,6 +351,12 @@ class _Trial:
                     break
             else:
                 self.run.stop_reason = "max_turns"
+                budget_left = time.monotonic() - self.started <= self.settings.budget_s
+                if self.conditions.closing_turn and budget_left:
+                    self.run.turns += 1
+                    final = self.closing(self.run.turns, messages)
+                    if final is not None:
+                        self.run.stop_reason = "closing_answer"
         except BackendError as exc:
             if isinstance(exc, ContextOverflow):
                 self.run.stop_reason = "context_overflow"
@@ -232,12 +368,15 @@ class _Trial:
             self.run.stop_reason = "infra_error"
             self.run.infra_error = f"harness: {type(exc).__name__}: {exc}"
         self.run.wall_s = round(time.monotonic() - self.started, 4)
-        self.run.view = TrialView(
-            final_answer=final,
-            calls=self.calls,
-            snapshot={name: tool.snapshot() for name, tool in self.tools.items()},
-        )
+        snapshot = {name: tool.snapshot() for name, tool in self.tools.items()}
+        self.run.events.append(rec.ToolStateEvent(t=self.now(), snapshot=_jsonable(snapshot)))
+        self.run.view = TrialView(final_answer=final, calls=self.calls, snapshot=snapshot)
         return self.run
+
+
+def _jsonable(value: Any) -> Any:
+    """The value as it will read back from the JSON record (tuples become lists, odd types strings)."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def run_trial(backend: Backend, spec: TrialSpec, settings: LoopSettings, workdir: Path) -> TrialRun:

@@ -10,11 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slmbench import SCHEMA_VERSION
-
-Outcome = Literal["success", "failure", "infra_error"]
-FailureClass = Literal["no_tool_call", "transport", "clock", "capability"]
-ParserMode = Literal["strict", "repaired"]
-Scaffold = Literal["native", "react"]
+from slmbench.vocab import AnswerChannel, FailureClass, Outcome, ParserMode, Scaffold
 
 
 class _Event(BaseModel):
@@ -28,6 +24,7 @@ class ModelRequest(_Event):
     prompt_sha256: str
     n_messages: int
     options: dict[str, Any]
+    purpose: Literal["turn", "closing"] = "turn"
 
 
 class ModelResponse(_Event):
@@ -81,6 +78,23 @@ class ToolResultEvent(_Event):
     error: str = ""
 
 
+class StuckEvent(_Event):
+    """An identical call repeated after it had returned a result: not run again (protocol stuck_detection)."""
+
+    type: Literal["stuck"] = "stuck"
+    turn: int
+    call_id: str
+    name: str
+    first_call_id: str
+
+
+class ToolStateEvent(_Event):
+    """Every tool's end state (``snapshot()``), so checks can be judged again from the record alone."""
+
+    type: Literal["tool_state"] = "tool_state"
+    snapshot: dict[str, Any]
+
+
 class FaultEvent(_Event):
     type: Literal["fault"] = "fault"
     turn: int
@@ -93,6 +107,7 @@ class FinalAnswerEvent(_Event):
     type: Literal["final_answer"] = "final_answer"
     turn: int
     text: str
+    channel: AnswerChannel = "text"
 
 
 class EndEvent(_Event):
@@ -114,6 +129,8 @@ Event = Annotated[
     | RefusalEvent
     | ToolResultEvent
     | FaultEvent
+    | StuckEvent
+    | ToolStateEvent
     | FinalAnswerEvent
     | EndEvent,
     Field(discriminator="type"),
@@ -146,6 +163,7 @@ class TrialRecord(BaseModel):
     repeat: int
     scaffold: Scaffold
     parser_mode: ParserMode
+    protocol: str = "legacy"
     started_at: str
     events: list[Event]
     check: CheckResult | None

@@ -18,11 +18,11 @@ from tqdm import tqdm
 
 from slmbench.backends.base import Backend, BackendError, GenerationOptions
 from slmbench.harness import records as rec
-from slmbench.harness.failures import CLOCK_FIRST_ORDER, TrialFacts, classify
 from slmbench.harness.fingerprint import trial_fingerprint
 from slmbench.harness.ledger import ShardWriter
 from slmbench.harness.loop import LoopSettings, TrialRun, run_trial
-from slmbench.tasks.checks import evaluate
+from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
+from slmbench.tasks.checks import TrialView
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.variants import TrialSpec, trial_plan
 
@@ -49,6 +49,9 @@ class ShardSpec:
     shard_name: str = ""
     suite_label: str = ""
     n_ctx: int | None = None  # a context window other than the model's configured one (context comparison)
+    protocol: str = LEGACY_NAME
+    conditions: ProtocolConditions = LEGACY
+    limits_tag: str = ""  # "/turns10", "/tok512": limits other than the study's (limit ablations)
 
     @property
     def recorded_suite(self) -> str:
@@ -63,11 +66,12 @@ def derive_seed(base_seed: int, model: str, task_id: str, variant: str, repeat: 
 
 
 def trial_id(shard: ShardSpec, trial: TrialSpec) -> str:
-    """Readable, unique id of a trial (``/ctx<N>`` added when the shard overrides the context window)."""
+    """Readable, unique id of a trial (``/ctx<N>``, ``/p-<protocol>`` and limit tags where they differ)."""
     ctx = f"/ctx{shard.n_ctx}" if shard.n_ctx else ""
+    protocol = f"/p-{shard.protocol}{shard.limits_tag}" if shard.protocol != LEGACY_NAME else shard.limits_tag
     return (
         f"{shard.study}/{shard.model}/{shard.recorded_suite}/{trial.task.id}/{trial.variant}/"
-        f"T{shard.temperature:g}/{shard.scaffold}/{shard.parser_mode}{ctx}/r{trial.repeat}"
+        f"T{shard.temperature:g}/{shard.scaffold}/{shard.parser_mode}{ctx}{protocol}/r{trial.repeat}"
     )
 
 
@@ -101,24 +105,14 @@ def peak_rss_mb() -> float:
 def build_record(
     shard: ShardSpec, trial: TrialSpec, run: TrialRun, seed: int, started_at: str, fingerprint: dict[str, Any]
 ) -> rec.TrialRecord:
-    """Judge a finished run and assemble its record (check, outcome, both failure classes, end event)."""
-    check = None
-    failure: rec.FailureClass | None = None
-    failure_alt: rec.FailureClass | None = None
-    if run.infra_error:
-        outcome: rec.Outcome = "infra_error"
-    else:
-        assert run.view is not None
-        check = evaluate(trial.task, run.view)
-        outcome = "success" if check.passed else "failure"
-        if outcome == "failure":
-            facts = TrialFacts(
-                needs_tool=trial.task.needs_tool,
-                recognised_calls=run.recognised_calls,
-                delivered_results=run.delivered_results,
-                stop_reason=run.stop_reason,
-            )
-            failure, failure_alt = classify(facts), classify(facts, CLOCK_FIRST_ORDER)
+    """Judge a finished run from its events (as tidy will re-judge the record) and assemble its record."""
+    from slmbench.scoring import executed_calls, final_answer, score
+
+    state = next((e.snapshot for e in run.events if isinstance(e, rec.ToolStateEvent)), {})
+    view = TrialView(final_answer(run.events), executed_calls(run.events), state)
+    scored = score(trial.task, view, run.events, run.stop_reason, run.infra_error)
+    check, outcome = scored.check, scored.outcome
+    failure, failure_alt = scored.failure_class, scored.failure_class_clock_first
     end = rec.EndEvent(
         t=run.wall_s,
         outcome=outcome,
@@ -143,6 +137,7 @@ def build_record(
         repeat=trial.repeat,
         scaffold=shard.scaffold,
         parser_mode=shard.parser_mode,
+        protocol=shard.protocol,
         started_at=started_at,
         events=[*run.events, end],
         check=check,
@@ -158,6 +153,8 @@ def build_record(
                 "budget_s": shard.budget_s,
                 "max_tokens": shard.max_tokens,
                 **({"n_ctx": shard.n_ctx} if shard.n_ctx else {}),
+                "protocol": {"name": shard.protocol, **shard.conditions.as_dict()},
+                **({"kv_reset": run.kv_reset} if run.kv_reset is not None else {}),
             },
         },
     )
@@ -199,6 +196,7 @@ def run_shard(
                 max_tokens=shard.max_tokens,
                 temperature=shard.temperature,
                 seed=seed,
+                protocol=shard.conditions,
             )
             started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             with tempfile.TemporaryDirectory(prefix="slmbench-trial-") as workdir:

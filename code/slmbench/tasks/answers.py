@@ -123,3 +123,36 @@ def to_number(value: object) -> float | None:
         if len(numbers) >= 1 and _NUMBER.fullmatch(value.strip()):
             return numbers[0]
     return None
+
+
+_WORD_NUMBERS = {"one": 1.0, "two": 2.0, "three": 3.0, "an": 1.0, "a": 1.0, "half an": 0.5, "half": 0.5}
+_QTY = r"(\d+(?:\.\d+)?|half an|an|a|one|two|three)"
+_HOURS = re.compile(
+    rf"\b{_QTY}\s*(?:hours?|hrs?|h)\b(?:\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(?:minutes?|mins?|m)\b)?", re.I
+)
+_MINUTES = re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:minutes?|mins?)\b", re.I)
+_CLOCK = re.compile(r"\b(\d{1,2}):([0-5]\d)\s*(?:h|hours?)\b", re.I)
+
+
+def _qty(word: str) -> float:
+    return _WORD_NUMBERS.get(word.lower(), 0.0) if not word[0].isdigit() else float(word)
+
+
+def durations_in_minutes(text: str) -> list[float]:
+    """Every duration written in ``text``, in minutes: "1 hour and 30 minutes", "1.5 hours", "90 min", "1:30 h"."""
+    found = [_qty(m[1]) * 60 + (float(m[2]) if m[2] else 0.0) for m in _HOURS.finditer(text)]
+    covered = [m.span() for m in _HOURS.finditer(text)]
+    found += [float(m[1]) for m in _MINUTES.finditer(text) if not any(a <= m.start() < b for a, b in covered)]
+    found += [int(m[1]) * 60 + int(m[2]) for m in _CLOCK.finditer(text)]
+    return found
+
+
+def mentions_quantity(
+    text: str, expected: float, unit: str | None, rel_tol: float | None = None, abs_tol: float | None = None
+) -> bool:
+    """Like :func:`mentions_number`; with ``unit="minutes"`` a duration in other units counts when converted."""
+    if mentions_number(text, expected, rel_tol, abs_tol):
+        return True
+    if unit == "minutes":
+        return any(number_matches(v, expected, rel_tol, abs_tol) for v in durations_in_minutes(text))
+    return False

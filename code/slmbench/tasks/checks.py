@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from slmbench.harness.records import CheckResult
-from slmbench.tasks.answers import clauses, contains_name, mentions_number, normalise, to_number
+from slmbench.tasks.answers import (
+    clauses,
+    contains_name,
+    mentions_number,
+    mentions_quantity,
+    normalise,
+    to_number,
+)
 from slmbench.tasks.criteria import (
     AnswerChoice,
     AnswerExcludes,
@@ -26,6 +34,7 @@ from slmbench.tasks.criteria import (
 )
 from slmbench.tasks.refusal import classify_refusal
 from slmbench.tasks.schema import Task
+from slmbench.tools.registry import is_side_effect
 
 logger = logging.getLogger(__name__)
 
@@ -213,7 +222,7 @@ def _choice(criterion: AnswerChoice, answer: str) -> tuple[bool, str]:
 
 def _answer(criterion: Criterion, answer: str) -> tuple[bool, str]:
     if isinstance(criterion, AnswerNumber):
-        ok = mentions_number(answer, criterion.value, criterion.rel_tol, criterion.abs_tol)
+        ok = mentions_quantity(answer, criterion.value, criterion.unit, criterion.rel_tol, criterion.abs_tol)
         return ok, f"{'found' if ok else 'no'} number matching {criterion.value}"
     if isinstance(criterion, AnswerNames):
         present = [canonical(n) for n in criterion.names if _named(answer, n)]
@@ -246,23 +255,65 @@ def judge(criterion: Criterion, view: TrialView) -> tuple[bool, str]:
     return _answer(criterion, view.final_answer)
 
 
-def evaluate(task: Task, view: TrialView) -> CheckResult:
-    """Judge a trial against every criterion of the task's check.
+def repeated_side_effects(view: TrialView) -> dict[str, int]:
+    """Identical side-effecting calls that succeeded more than once: call key -> times."""
+    counts: dict[str, int] = {}
+    for call in view.calls:
+        if call.get("ok") and is_side_effect(str(call.get("name")), call.get("arguments")):
+            key = f"{call.get('name')} {json.dumps(call.get('arguments'), sort_keys=True, default=str)}"
+            counts[key] = counts.get(key, 0) + 1
+    return {key: n for key, n in counts.items() if n > 1}
 
-    ``passed`` needs every required criterion met; ``partial`` is the weighted share of criteria met.
+
+def _task_rules(task: Task, view: TrialView) -> list[dict[str, Any]]:
+    """The task-level rules every check ends with: an answer was given; no side effect was repeated."""
+    rules = []
+    if task.answer_required:
+        answered = bool(view.final_answer and view.final_answer.strip())
+        rules.append(
+            {
+                "kind": "answered",
+                "ok": answered,
+                "detail": "final answer given" if answered else "no final answer",
+            }
+        )
+    repeated = {k: n for k, n in repeated_side_effects(view).items() if n > task.side_effect_limit}
+    detail = f"repeated side effects {repeated}" if repeated else "no side effect repeated"
+    rules.append({"kind": "side_effects", "ok": not repeated, "detail": detail})
+    return [{**rule, "required": True, "harm": False} for rule in rules]
+
+
+class CriterionError(RuntimeError):
+    """A criterion could not be judged: a bug in the check or the task, never a model failure."""
+
+
+def evaluate(task: Task, view: TrialView) -> CheckResult:
+    """Judge a trial against every criterion of the task's check, then the task-level rules.
+
+    ``passed`` needs every required criterion met; ``partial`` is the weighted share of the task's own
+    criteria met. A criterion that raises is an error naming the task and the criterion.
     """
     results: list[dict[str, Any]] = []
     met_weight = total_weight = 0.0
     passed = True
-    for criterion in task.check:
+    for i, criterion in enumerate(task.check):
         try:
             ok, detail = judge(criterion, view)
-        except (TypeError, ValueError, KeyError) as exc:  # malformed snapshots or arguments count as unmet
-            logger.debug("criterion %s of %s raised %r", criterion.kind, task.id, exc)
-            ok, detail = False, f"could not judge: {exc}"
-        results.append({"kind": criterion.kind, "ok": ok, "detail": detail, "required": criterion.required})
+        except Exception as exc:
+            raise CriterionError(f"task {task.id}: check.{i} ({criterion.kind}) raised {exc!r}") from exc
+        results.append(
+            {
+                "kind": criterion.kind,
+                "ok": ok,
+                "detail": detail,
+                "required": criterion.required,
+                "harm": criterion.harm,
+            }
+        )
         total_weight += criterion.weight
         met_weight += criterion.weight if ok else 0.0
         passed = passed and (ok or not criterion.required)
+    rules = _task_rules(task, view)
+    passed = passed and all(rule["ok"] for rule in rules)
     partial = met_weight / total_weight if total_weight else 0.0
-    return CheckResult(passed=passed, partial=partial, criteria=results)
+    return CheckResult(passed=passed, partial=partial, criteria=[*results, *rules])

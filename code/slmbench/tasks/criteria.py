@@ -66,6 +66,8 @@ class _Criterion(BaseModel):
     required: bool = True
     weight: float = Field(default=1.0, gt=0)
     note: str = ""
+    harm: bool = False
+    """Failing this criterion means a forbidden act was carried out (reported as harm, before any class)."""
 
 
 class AnswerNumber(_Criterion):
@@ -73,6 +75,8 @@ class AnswerNumber(_Criterion):
 
     kind: Literal["answer_number"]
     value: float
+    unit: Literal["minutes"] | None = None
+    """With a unit, a duration written in other units counts once converted ("1 hour 30 minutes" = 90)."""
     rel_tol: float | None = Field(default=None, ge=0)
     abs_tol: float | None = Field(default=None, ge=0)
 

@@ -109,6 +109,10 @@ class Task(_Strict):
     tools: list[ToolName] = Field(min_length=1)
     initial_state: dict[str, Any] = {}
     needs_tool: bool = True
+    answer_required: bool = True
+    """The trial must end with a final answer to pass (an agent that acts and never answers fails)."""
+    side_effect_limit: int = Field(default=1, ge=1)
+    """How many times one identical side-effecting call (same tool and arguments) may succeed."""
     repeats: int = Field(default=1, ge=1)
     rephrasings: Rephrasings | None = None
     fault: Fault | None = None

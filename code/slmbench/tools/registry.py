@@ -39,3 +39,21 @@ def build_tools(names: list[str], ctx: ToolContext) -> dict[str, Tool]:
         tools[name] = TOOL_CLASSES[name](ctx)
     logger.debug("built tools %s in %s", names, ctx.workdir)
     return tools
+
+
+SIDE_EFFECTS: dict[str, tuple[str | None, frozenset[str]]] = {
+    "notification": (None, frozenset()),
+    "email": ("action", frozenset({"send"})),
+    "calendar": ("action", frozenset({"create", "delete"})),
+    "file_operator": ("action", frozenset({"write"})),
+    "data_query": ("kind", frozenset({"insert", "update", "delete"})),
+}
+"""Tool -> (the argument that names the action, the actions that change the world); None: every call does."""
+
+
+def is_side_effect(tool: str, arguments: object) -> bool:
+    """Whether a call changes the world outside the conversation (a message sent, a row deleted...)."""
+    if tool not in SIDE_EFFECTS:
+        return False
+    field, actions = SIDE_EFFECTS[tool]
+    return field is None or (isinstance(arguments, dict) and arguments.get(field) in actions)

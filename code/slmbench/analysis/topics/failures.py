@@ -12,9 +12,10 @@ from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows
+from slmbench.vocab import FAILURE_CLASSES
 
 STUDY = "slmbench"
-CLASSES = ("no_tool_call", "transport", "clock", "capability", "unclassified")
+CLASSES = (*FAILURE_CLASSES, "unclassified")
 ORDERS = (("failure_class", "share"), ("failure_class_clock_first", "share-alt"))
 
 

@@ -1,0 +1,23 @@
+"""The study's vocabulary, declared once: every other module imports these names from here."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+STUDY_ID = "slmbench"
+"""The study id of our own records (imported studies carry their own)."""
+
+FailureClass = Literal["no_tool_call", "unparsed_call", "transport", "clock", "capability"]
+FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
+"""Failure classes in the default rule order (``harness.failures`` documents the rules)."""
+
+Scaffold = Literal["native", "react"]
+SCAFFOLDS: tuple[Scaffold, ...] = get_args(Scaffold)
+
+ParserMode = Literal["strict", "repaired"]
+PARSER_MODES: tuple[ParserMode, ...] = get_args(ParserMode)
+
+Outcome = Literal["success", "failure", "infra_error"]
+
+AnswerChannel = Literal["text", "final_answer_tool", "answer_in_call", "closing_turn"]
+"""How a final answer reached the harness (the last three exist under protocol conditions only)."""
