@@ -1,9 +1,17 @@
 # Shared definitions: the validated config and the shard plan.
+import sys
 from pathlib import Path
 
+from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
 from slmbench.config import parse_config
+from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
+from slmbench.figures.tables import TABLES
 
 STUDY = parse_config(config)
+# Rules write `slmbench ...`; this shell function runs it with the interpreter that runs Snakemake, so a rule
+# works without the virtual environment on PATH.
+# (.format and then Snakemake format the prefix: each halves the braces.)
+shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
 
@@ -56,3 +64,42 @@ NULL_CONTROL = (
 def recorded_shards(wildcards):
     """The raw shards already recorded (analysis never triggers new model runs)."""
     return sorted(str(p) for p in Path(RAW).rglob("*.jsonl"))
+
+
+# Analysis and figure inputs, generated from the topic and figure registries.
+ANALYSIS_SEED = config.get("seed", 20260101)
+ANALYSIS_N_BOOT = config.get("bootstrap_resamples", 1000)
+ANALYSIS_ALPHA = config.get("alpha", 0.05)
+ANALYSIS_INPUTS = {
+    "trials": f"{PROCESSED}/trials.parquet",
+    "events": f"{PROCESSED}/events.parquet",
+    "summary": f"{PROCESSED}/external_summary.parquet",
+    "replay": f"{PROCESSED}/replay_strict.json",
+}
+
+
+def topic_inputs(wildcards):
+    """The tables a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name."""
+    return {name: ANALYSIS_INPUTS[name] for name in TOPIC_INPUTS[wildcards.topic]}
+
+
+def topic_options(wildcards, input):
+    """``--trials ... --events ...``: one option per input of the topic."""
+    return " ".join(f"--{name} {path}" for name, path in input.items())
+
+
+
+
+def figure_inputs(wildcards):
+    """The trials table, the figure's module and the topics it reads."""
+    topics = FIGURE_TOPICS[wildcards.name]
+    return {
+        "trials": f"{PROCESSED}/trials.parquet",
+        "module": f"code/slmbench/figures/{wildcards.name}.py",
+        **{f"topic_{t}": f"{PROCESSED}/{t}.json" for t in topics},
+    }
+
+
+def figure_topic_options(wildcards, input):
+    """``--topic <json>`` for each topic the figure reads."""
+    return " ".join(f"--topic {path}" for name, path in input.items() if name.startswith("topic_"))

@@ -15,6 +15,8 @@ from slmbench.analysis.stats_rates import newcombe_diff, wilson_interval
 from slmbench.analysis.stats_tests import compare_to_leader
 
 PKG = "slmbench.analysis"
+CONDITION_COLUMNS: tuple[str, ...] = ("protocol", "max_turns", "max_tokens")
+"""Harness conditions a paired comparison holds fixed on both sides (beside scaffold, parser mode, n_ctx)."""
 
 
 def primary_only(trials: pd.DataFrame) -> pd.DataFrame:
