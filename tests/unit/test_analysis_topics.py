@@ -86,15 +86,21 @@ def test_capability(trials: pd.DataFrame) -> None:
     cap = trials[(trials["suite"] == "capability") & (trials["temperature"] == 0.0)]
     assert n["cap.n.models"] == 4 and n["cap.n.infra-errors"] == 4 and n["cap.n.trials"] == len(cap)
     assert n["cap.acc.zero-1b.k"] == 0 and n["cap.acc.zero-1b.n"] == 20  # infra error excluded
-    assert n["cap.leader"] == "big:7b"
+    assert n["cap.top"] == "big:7b" and n["cap.top.gap"] >= 2
     assert n["cap.base.base-1b"] == "yes"
-    assert n["cap.fisher.sig.zero-1b"] == "yes"
+    assert n["cap.pair.big-7b.zero-1b.sig"] == "yes"
+    assert not any(k.startswith("cap.pair.") and "base-1b" in k for k in n), (
+        "the base control is never tested"
+    )
+    assert n["cap.pairs.n-tests"] == 3  # three instruction-tuned models: three pairs
     assert n["cap.eligible.big-7b"] == "yes" and n["cap.eligible.zero-1b"] == "no"
     assert n["cap.baseline.acc"] == pytest.approx(
         cap[(cap["model"] == "base:1b") & (cap["outcome"] != "infra_error")]["passed"].mean()
     )
     assert "cap.group.g0.big-7b" in n
-    assert n["cap.corr.n"] == 4
+    assert n["cap.corr.n"] == 3  # without the base control
+    assert n["cap.boot.n-valid"] == 0 and n["cap.boot.acc.mean.lo"] == "n/a"  # three clusters: not resampled
+    assert "not interpreted" in str(n["cap.phrase.size"])
 
 
 def test_reliability(trials: pd.DataFrame) -> None:

@@ -58,11 +58,8 @@ TABLES: dict[str, TableSpec] = {
             Column("Trials", "cap.acc.{m}.n"),
             Column("Accuracy", "cap.acc.{m}"),
             Column("95\\% CI", "cap.acc.{m}", interval=True),
-            Column("$p_{\\mathrm{BH}}$", "cap.fisher.padj.{m}"),
-            Column("Cohen's $h$", "cap.cohenh.{m}"),
         ),
-        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals, Fisher exact "
-        "tests against the leader (Benjamini--Hochberg adjusted) and Cohen's $h$. Base models (floor "
+        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. Base models (floor "
         "controls) are marked \\textsuperscript{b}.",
     ),
     "reliability": TableSpec(
@@ -87,13 +84,10 @@ TABLES: dict[str, TableSpec] = {
             Column("Tasks", "ext.acc.{m}.n"),
             Column("Accuracy", "ext.acc.{m}"),
             Column("95\\% CI", "ext.acc.{m}", interval=True),
-            Column("$p_{\\mathrm{BH}}$", "ext.fisher.padj.{m}"),
-            Column("Cohen's $h$", "ext.cohenh.{m}"),
             Column("Composite (publ.)", "ext.rel.composite.{m}"),
         ),
         caption="The reproduced study, recomputed from its raw reports: capability accuracy at temperature 0 "
-        "with Wilson 95\\% intervals, Fisher exact tests against the leader (Benjamini--Hochberg adjusted), "
-        "Cohen's $h$, and the published composite reliability.",
+        "with Wilson 95\\% intervals and the published composite reliability.",
     ),
     "failures": TableSpec(
         topic="failures",
