@@ -110,10 +110,11 @@ def test_reliability(trials: pd.DataFrame) -> None:
     assert n["rel.safety.big-7b"] == pytest.approx(0.5) and n["rel.safety.refusal.big-7b"] == pytest.approx(
         0.5
     )
-    assert n["rel.cons.flip-rate.big-7b.n"] == 12  # 4 tasks x 3 pairs of repeats
-    assert n["rel.null.flip-rate.big-7b.n"] == 6  # 2 tasks x 3 pairs (capability run + 2 reruns)
-    assert n["rel.null.flip-rate.zero-1b.k"] >= 2  # T1 reruns pass once, fail once
-    assert n["rel.null.flip-rate.n"] == 24
+    assert n["rel.cons.flip-rate.big-7b.n"] == 4  # 4 tasks x one independent pair (the first two repeats)
+    assert n["rel.null.flip-rate.big-7b.n"] == 2  # 2 tasks x one pair: the capability run and the first rerun
+    assert n["rel.null.flip-rate.zero-1b.k"] == 1  # T1: the capability run fails, the first rerun passes
+    assert n["rel.null.divergence.n"] == 8
+    assert n["rel.null.flip-rate.n"] == 8
     assert n["rel.rob.flip-rate.big-7b.n"] == 8
     assert n["rel.rob.flips-down.big-7b"] + n["rel.rob.flips-up.big-7b"] == n["rel.rob.flip-rate.big-7b.k"]
     comp = np.mean([n[f"rel.{d}.mid-3b"] for d in ("consistency", "robustness", "fault-tolerance", "safety")])
@@ -125,11 +126,13 @@ def test_failures(trials: pd.DataFrame) -> None:
     n = _numbers("failures", trials)
     fails = trials[trials["outcome"] == "failure"]
     assert n["fail.n.failures"] == len(fails)
-    shares = sum(
-        n[f"fail.share.{c}"] for c in ("no-tool-call", "transport", "clock", "capability", "unclassified")
-    )
-    assert shares == pytest.approx(1.0)
-    assert n["fail.share.transport"] == pytest.approx((fails["failure_class"] == "transport").mean())
+    classes = ("no-tool-call", "unparsed-call", "transport", "clock", "capability", "unclassified")
+    assert sum(n[f"fail.share.{c}"] for c in classes) == pytest.approx(1.0)
+    instruct = fails[~fails["is_base"].astype(bool)]  # the pooled shares leave the base control out
+    assert n["fail.n.failures-instruct"] == len(instruct) < len(fails)
+    assert n["fail.share.transport"] == pytest.approx((instruct["failure_class"] == "transport").mean())
+    base = fails[fails["model"] == "base:1b"]
+    assert n["fail.share.transport.base-1b"] == pytest.approx((base["failure_class"] == "transport").mean())
     a, b = fails["failure_class"].fillna("-"), fails["failure_class_clock_first"].fillna("-")
     assert n["fail.n-changed"] == int((a != b).sum()) > 0
 
