@@ -90,3 +90,9 @@ def test_change_phrase():
 def test_plural_and_count_words():
     assert ph.plural(0, "model") == "no models" and ph.plural(1, "model") == "one model"
     assert ph.plural(12, "task") == "12 tasks"
+
+
+def test_sweep_phrase_names_each_model_and_its_temperatures():
+    assert ph.sweep_phrase({}) == "no model was run at more than one temperature"
+    text = ph.sweep_phrase({"qwen2.5:7b": [0.0, 0.3, 0.7, 1.0], "mistral:7b": [0.3, 0.7]})
+    assert text == "mistral:7b at 0.3 and 0.7; qwen2.5:7b at 0, 0.3, 0.7 and 1"

@@ -135,3 +135,16 @@ def change_phrase(only_first: int, only_second: int, p: float, first: str, secon
         return direction
     verdict = "a significant change" if p < 0.05 else "not a significant change"
     return f"{direction} ({verdict}, exact McNemar p = {p:#.3g})"
+
+
+def _temps(values: list[float]) -> str:
+    text = [f"{t:g}" for t in values]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]
+
+
+def sweep_phrase(swept: dict[str, list[float]]) -> str:
+    """Which models were run at which temperatures (only models run at more than one)."""
+    if not swept:
+        return "no model was run at more than one temperature"
+    parts = [f"{model} at {_temps(temps)}" for model, temps in sorted(swept.items())]
+    return "; ".join(parts)

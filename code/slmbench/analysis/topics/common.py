@@ -272,8 +272,18 @@ def temperature_block(
                 row.update(diff=_float(d), diff_lo=_float(lo), diff_hi=_float(hi), n_shared=len(shared))
             rows.append(row)
     prov = nb.provenance("len", selection, "temperature sweep size")
+    per_model = sc.groupby("model")["temperature"].unique() if len(sc) else pd.Series(dtype=object)
+    swept = {str(m): sorted(float(t) for t in ts) for m, ts in per_model.items() if len(ts) > 1}
+    lowest = min(temps) if temps else math.nan
+    swept_tasks = sc[sc["model"].isin(list(swept)) & (sc["temperature"] != lowest)]["task_id"].nunique()
+    sprov = nb.provenance(
+        "len", {**selection, "model": sorted(swept)}, "models run at more than one temperature"
+    )
     out += [
         nb.count(f"{prefix}.n.models", sc["model"].nunique() if len(sc) else 0, prov),
         nb.count(f"{prefix}.n.temperatures", len(temps), prov),
+        nb.count(f"{prefix}.n.models-swept", len(swept), sprov),
+        nb.count(f"{prefix}.n.tasks-swept", int(swept_tasks), sprov),
+        nb.text(f"{prefix}.phrase.swept", phrases.sweep_phrase(swept), sprov),
     ]
     return out, rows
