@@ -103,3 +103,8 @@ def figure_inputs(wildcards):
 def figure_topic_options(wildcards, input):
     """``--topic <json>`` for each topic the figure reads."""
     return " ".join(f"--topic {path}" for name, path in input.items() if name.startswith("topic_"))
+
+
+def table_topic(wildcards):
+    """The analysis topic JSON a table reads (``TABLES[name].topic``)."""
+    return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"

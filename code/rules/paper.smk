@@ -3,23 +3,13 @@
 
 
 
-SECTIONS = [
-    "paper/sections/introduction.tex",
-    "paper/sections/harness.tex",
-    "paper/sections/tasks.tex",
-    "paper/sections/models.tex",
-    "paper/sections/statistics.tex",
-    "paper/sections/results.tex",
-    "paper/sections/boundary.tex",
-    "paper/sections/threats.tex",
-    "paper/sections/appendix_reproduction.tex",
-]
+SECTIONS = sorted(str(p) for p in Path("paper/sections").glob("*.tex"))
 
 
 rule table:
-    """A LaTeX table (slmbench.figures.tables.TABLES) from the analysis topic of the same name."""
+    """A LaTeX table (slmbench.figures.tables.TABLES) from the analysis topic it declares."""
     input:
-        topic=f"{PROCESSED}/{{name}}.json",
+        topic=table_topic,
         module="code/slmbench/figures/tables.py",
     output:
         "paper/generated/tab_{name}.tex",

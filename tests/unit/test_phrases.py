@@ -96,3 +96,13 @@ def test_sweep_phrase_names_each_model_and_its_temperatures():
     assert ph.sweep_phrase({}) == "no model was run at more than one temperature"
     text = ph.sweep_phrase({"qwen2.5:7b": [0.0, 0.3, 0.7, 1.0], "mistral:7b": [0.3, 0.7]})
     assert text == "mistral:7b at 0.3 and 0.7; qwen2.5:7b at 0, 0.3, 0.7 and 1"
+
+
+def test_determinism_phrase():
+    assert ph.determinism_phrase(0, 0, 0) == "no trial was repeated at temperature zero"
+    assert ph.determinism_phrase(0, 372, 4) == (
+        "all 372 pairs of repeats at temperature zero gave identical transcripts (four models)"
+    )
+    assert ph.determinism_phrase(3, 93, 1).startswith("3 of 93 pairs") and ph.determinism_phrase(
+        3, 93, 1
+    ).endswith("(one model)")

@@ -148,3 +148,13 @@ def sweep_phrase(swept: dict[str, list[float]]) -> str:
         return "no model was run at more than one temperature"
     parts = [f"{model} at {_temps(temps)}" for model, temps in sorted(swept.items())]
     return "; ".join(parts)
+
+
+def determinism_phrase(divergent: int, pairs: int, n_models: int) -> str:
+    """Whether repeats of one trial at temperature zero gave the same transcript."""
+    if pairs == 0:
+        return "no trial was repeated at temperature zero"
+    who = plural(n_models, "model")
+    if divergent == 0:
+        return f"all {pairs} pairs of repeats at temperature zero gave identical transcripts ({who})"
+    return f"{divergent} of {pairs} pairs of repeats at temperature zero gave different transcripts ({who})"

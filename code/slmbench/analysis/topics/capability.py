@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -46,6 +47,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("cap.n.tasks", df["task_id"].nunique(), prov),
         nb.count("cap.n.groups", df["group"].nunique(), prov),
     ]
+    res.numbers += run_settings(df, sel)
     nums, rows = accuracy_block("cap", df, sel, p)
     res.numbers += nums
     res.tables["accuracy"] = rows
@@ -94,3 +96,22 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     )
     res.numbers.append(nb.text("cap.phrase.floor", phrase, fprov))
     return res
+
+
+def run_settings(df: pd.DataFrame, sel: dict[str, Any]) -> list[nb.Number]:
+    """The limits the primary trials ran under, read from their records (one value each, or an error)."""
+    out: list[nb.Number] = []
+    for column, key, what in (
+        ("max_turns", "set.max-turns", "turn limit"),
+        ("max_tokens", "set.max-tokens", "token cap per response"),
+        ("budget_s", "set.budget-s", "wall-clock budget per trial (s)"),
+        ("n_ctx", "set.n-ctx", "context window (tokens)"),
+        ("temperature", "set.temperature", "sampling temperature"),
+    ):
+        values = sorted(df[column].dropna().unique()) if column in df and len(df) else []
+        if len(values) > 1:
+            raise ValueError(f"the primary capability trials mix {what}s: {values}")
+        prov = nb.provenance("unique", sel, f"the {what} of the primary capability trials")
+        value = float(values[0]) if values else math.nan
+        out.append(nb.stat(key, value, prov, digits=0 if column != "temperature" else 1))
+    return out

@@ -22,13 +22,14 @@ import pandas as pd
 from statsmodels.stats.power import NormalIndPower
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import block, paired
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, scored
-from slmbench.vocab import STUDY_ID
+from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 LEGACY = "legacy"
 FULL = "full"
@@ -87,6 +88,7 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     """Every paired comparison: pooled and per model, outcome changes and class changes."""
     protocols = sorted(set(trials.loc[trials["study"] == STUDY_ID, "protocol"].dropna()))
     table: list[dict[str, Any]] = []
+    summary: list[str] = []
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
         pairs = paired(base, other)
         sel = {"study": STUDY_ID, "suite": "capability", "comparison": name}
@@ -97,6 +99,10 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             f"{PKG}.paired.paired", sel, f"paired trials whose failure class changed, {name}"
         )
         res.numbers.append(nb.count(f"{prefix}.n.class-changed", _changed_class(pairs), prov))
+        condition, reference = name.split(" vs ")
+        phrase = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], reference, condition)
+        res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
+        summary.append(f"{condition}: {phrase}")
         table.append(
             {"comparison": name, "key": key, "model": "pooled", **row, "class_changed": _changed_class(pairs)}
         )
@@ -107,6 +113,10 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
                 {"comparison": name, "key": key, "model": model, **row, "class_changed": _changed_class(part)}
             )
     res.tables["comparisons"] = table
+    ablations = [line for line in summary if not line.startswith(f"{FULL}:")]
+    prov = nb.provenance(f"{PKG}.paired.paired", {"study": STUDY_ID, "suite": "capability"}, "every ablation")
+    text = "; ".join(ablations) if ablations else "no ablation of the full protocol has been run yet"
+    res.numbers.append(nb.text("proto.phrase.ablations", text, prov))
 
 
 def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
@@ -125,8 +135,15 @@ def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         mine = full[full["model"] == model]
         remaining = mine[~mine["passed"].astype(bool)]
         row = {"model": model, "legacy_failures": len(failed), "fixed": fixed, "remaining": len(remaining)}
-        for cls, share in remaining["failure_class"].value_counts(normalize=True).items():
-            row[str(cls)] = float(share)
+        for cls in FAILURE_CLASSES:
+            r_cls = wilson_interval(int((remaining["failure_class"] == cls).sum()), len(remaining), alpha)
+            cls_prov = nb.provenance(
+                _WILSON, {**sel, "protocol": FULL, "failure_class": cls}, f"share of {cls}"
+            )
+            res.numbers.append(nb.rate(f"{key}.remaining.{nb.slug(cls)}", r_cls.rate, cls_prov))
+            row[cls] = r_cls.rate
+        rprov = nb.provenance("len", {**sel, "protocol": FULL}, "failed trials under the full protocol")
+        res.numbers.append(nb.count(f"{key}.remaining.n", len(remaining), rprov))
         closing = int((mine["passed"].astype(bool) & mine["closing_answer"].astype(bool)).sum())
         cprov = nb.provenance(
             "count", {**sel, "protocol": FULL}, "passes whose answer came in the closing turn"
@@ -189,6 +206,22 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             row.update({"repeat_pairs": n_pairs, "divergent": divergent, "flips": outcome_flips})
         rows.append(row)
     res.tables["repeats"] = rows
+    t0 = [r for r in rows if "repeat_pairs" in r]
+    pairs, divergent = sum(r["repeat_pairs"] for r in t0), sum(r["divergent"] for r in t0)
+    dsel = {
+        "study": STUDY_ID,
+        "suite": "capability",
+        "protocol": FULL,
+        "temperature": trials["temperature"].min(),
+    }
+    dprov = nb.provenance("count", dsel, "pairs of T=0 repeats with different transcripts, all models")
+    res.numbers += [
+        nb.count("proto.rep.n.repeat-pairs", pairs, dprov),
+        nb.count("proto.rep.n.divergent", divergent, dprov),
+    ]
+    res.numbers.append(
+        nb.text("proto.phrase.determinism", phrases.determinism_phrase(divergent, pairs, len(t0)), dprov)
+    )
 
 
 def detectable_difference(n: int, baseline: float, alpha: float, power: float = 0.8) -> float:
