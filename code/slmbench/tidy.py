@@ -15,7 +15,7 @@ import pandas as pd
 
 from slmbench.config import StudyConfig, load_config
 from slmbench.harness import records as rec
-from slmbench.harness.fingerprint import git_commit
+from slmbench.harness.fingerprint import source_sha256
 from slmbench.harness.ledger import RawRecordError, iter_records
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
@@ -233,7 +233,11 @@ def tidy_tables(
         events,
         columns=["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"],
     )
-    manifest = {"raw_files": manifest_files, "git_commit": git_commit(), "checks_version": CHECKS_VERSION}
+    manifest = {
+        "raw_files": manifest_files,
+        "source_sha256": source_sha256(),
+        "checks_version": CHECKS_VERSION,
+    }
     return frame, event_frame, manifest
 
 

@@ -27,7 +27,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     res = r.invoke(analyze, ["failures", *args, "--out", str(d / "failures.json")])
     assert res.exit_code == 0, res.output
     (d / "manifest.json").write_text(
-        json.dumps({"raw_files": [{"path": "a", "sha256": "f00"}], "git_commit": "c0"})
+        json.dumps({"raw_files": [{"path": "a", "sha256": "f00"}], "source_sha256": "c0", "checks_version": "2"})
     )
     gen = d / "generated"
     res = r.invoke(
@@ -60,7 +60,8 @@ def test_macros_and_provenance(built: Path) -> None:
     tex = (built / "generated" / "numbers.tex").read_text()
     assert "\\expandafter\\def\\csname slmres@ext.acc.qwen2-5-7b\\endcsname{67.7\\%}" in tex
     prov = json.loads((built / "generated" / "provenance.json").read_text())
-    assert prov["git_commit"] == "c0" and prov["raw_files"][0]["sha256"] == "f00"
+    assert prov["source_sha256"] == "c0" and prov["raw_files"][0]["sha256"] == "f00"
+    assert prov["checks_version"] == "2" and "git_commit" not in prov  # reproducible byte for byte
     rec = next(n for n in prov["numbers"] if n["key"] == "ext.acc.qwen2-5-7b")
     assert rec["provenance"]["selection"]["model"] == "qwen2.5:7b" and rec["value"] == pytest.approx(21 / 31)
 

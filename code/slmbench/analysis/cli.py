@@ -75,7 +75,8 @@ def macros(manifest: Path, out_tex: Path, out_provenance: Path, topic_json: tupl
         "numbers": numbers,
         "topics": topics,
         "raw_files": man.get("raw_files", []),
-        "git_commit": man.get("git_commit"),
+        "source_sha256": man.get("source_sha256"),
+        "checks_version": man.get("checks_version"),
     }
     write_atomic(out_tex, tex)
     write_atomic(out_provenance, dump_json(prov))
