@@ -33,6 +33,19 @@ rule replay_strict:
         "slmbench replay {input.shards} --mode strict --out {output} > {log} 2>&1"
 
 
+rule positive_control:
+    """Every task's reference and wrong solution driven through the loop by a scripted model."""
+    input:
+        tasks=TASK_FILES,
+        module="code/slmbench/tasks/control.py",
+    output:
+        f"{PROCESSED}/control.json",
+    log:
+        "logs/analysis/positive_control.log",
+    shell:
+        "slmbench control --out {output} > {log} 2>&1"
+
+
 rule macros:
     input:
         manifest="data/processed/manifest.json",
@@ -54,6 +67,7 @@ rule verify:
         external="data/processed/external_trials.parquet",
         summary="data/processed/external_summary.parquet",
         replay="data/processed/replay_strict.json",
+        control=f"{PROCESSED}/control.json",
         config="config.yaml",
     params:
         generated="paper/generated",  # read as committed, never rebuilt before the comparison

@@ -14,6 +14,7 @@ STUDY = parse_config(config)
 shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
+TASK_FILES = sorted(str(p) for p in Path("code/slmbench/tasks/data").rglob("*.yaml"))
 
 
 def _temp_tag(t):
@@ -75,6 +76,7 @@ ANALYSIS_INPUTS = {
     "events": f"{PROCESSED}/events.parquet",
     "summary": f"{PROCESSED}/external_summary.parquet",
     "replay": f"{PROCESSED}/replay_strict.json",
+    "control": f"{PROCESSED}/control.json",
 }
 
 

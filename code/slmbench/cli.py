@@ -13,6 +13,7 @@ _COMMANDS: dict[str, str] = {
     "run": "slmbench.harness.cli:run",
     "replay": "slmbench.harness.cli:replay",
     "tasks": "slmbench.tasks.cli:tasks",
+    "control": "slmbench.tasks.control:control",
     "tidy": "slmbench.tidy:tidy",
     "import-external": "slmbench.importers.cli:import_external",
     "analyze": "slmbench.analysis.cli:analyze",

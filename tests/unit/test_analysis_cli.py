@@ -27,7 +27,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     res = r.invoke(analyze, ["failures", *args, "--out", str(d / "failures.json")])
     assert res.exit_code == 0, res.output
     (d / "manifest.json").write_text(
-        json.dumps({"raw_files": [{"path": "a", "sha256": "f00"}], "source_sha256": "c0", "checks_version": "2"})
+        json.dumps(
+            {"raw_files": [{"path": "a", "sha256": "f00"}], "source_sha256": "c0", "checks_version": "2"}
+        )
     )
     gen = d / "generated"
     res = r.invoke(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -12,16 +11,9 @@ from slmbench.harness import records as rec
 from slmbench.harness.loop import LoopSettings, run_trial
 from slmbench.harness.runner import ShardSpec, build_record
 from slmbench.scoring import check_sha256, rescore_record, task_index
-from slmbench.tasks.schema import Solution, Task
+from slmbench.tasks.control import script
+from slmbench.tasks.schema import Task
 from slmbench.tasks.variants import TrialSpec
-
-
-def script(solution: Solution) -> list[str]:
-    calls = [
-        "<tool_call>" + json.dumps({"name": c.name, "arguments": c.arguments}) + "</tool_call>"
-        for c in solution.calls
-    ]
-    return [*calls, solution.final_answer]
 
 
 def record_of(task: Task, outputs: list[str], workdir: Path) -> rec.TrialRecord:

@@ -27,6 +27,7 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--events", type=_EXISTING, default=None, help="events.parquet")
 @click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
 @click.option("--replay", type=_EXISTING, default=None, help="strict-mode replay JSON (topic boundary)")
+@click.option("--control", type=_EXISTING, default=None, help="positive-control JSON (topic capability)")
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--seed", type=int, default=None, help="seed of every resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
@@ -39,13 +40,20 @@ def analyze(
     events: Path | None,
     summary: Path | None,
     replay: Path | None,
+    control: Path | None,
     out: Path,
     seed: int | None,
     n_boot: int | None,
     alpha: float | None,
 ) -> None:
     """Compute TOPIC from the tidy tables into a JSON file of numbers and tables."""
-    params = {"seed": seed, "n_boot": n_boot, "alpha": alpha, "replay": str(replay) if replay else None}
+    params = {
+        "seed": seed,
+        "n_boot": n_boot,
+        "alpha": alpha,
+        "replay": str(replay) if replay else None,
+        "control": str(control) if control else None,
+    }
     doc = run_topic(topic, trials, events, params, summary)
     write_atomic(out, dump_json(doc))
     click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")

@@ -61,7 +61,9 @@ TABLES: dict[str, TableSpec] = {
             Column("95\\% CI", "cap.acc.{m}", interval=True),
         ),
         caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. Base models (floor "
-        "controls) are marked \\textsuperscript{b}.",
+        "controls) are marked \\textsuperscript{b}. The rows ``reference solutions'' and ``wrong solutions'' are "
+        "the positive control: each task's reference solution, and its wrong one, driven through the same loop "
+        "and checks by a scripted model.",
     ),
     "reliability": TableSpec(
         topic="reliability",

@@ -23,7 +23,7 @@ TOPICS = (
 )
 TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
     "external": ("trials", "summary"),
-    "capability": ("trials", "events"),
+    "capability": ("trials", "events", "control"),
     "reliability": ("trials", "events"),
     "failures": ("trials", "events"),
     "temperature": ("trials", "events"),

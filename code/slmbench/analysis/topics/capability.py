@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -48,6 +50,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("cap.n.groups", df["group"].nunique(), prov),
     ]
     res.numbers += run_settings(df, sel)
+    res.numbers += positive_control(p.get("control"), alpha)
     nums, rows = accuracy_block("cap", df, sel, p)
     res.numbers += nums
     res.tables["accuracy"] = rows
@@ -114,4 +117,22 @@ def run_settings(df: pd.DataFrame, sel: dict[str, Any]) -> list[nb.Number]:
         prov = nb.provenance("unique", sel, f"the {what} of the primary capability trials")
         value = float(values[0]) if values else math.nan
         out.append(nb.stat(key, value, prov, digits=0 if column != "temperature" else 1))
+    return out
+
+
+CONTROL_ROWS = {"solution": "reference solutions", "wrong_solution": "wrong solutions"}
+
+
+def positive_control(path: str | None, alpha: float) -> list[nb.Number]:
+    """Accuracy of the capability tasks' reference and wrong solutions, driven by a scripted model."""
+    if not path:
+        return []
+    rows = [r for r in json.loads(Path(path).read_text())["rows"] if r["suite"] == "capability"]
+    out: list[nb.Number] = []
+    for which, label in CONTROL_ROWS.items():
+        mine = [r for r in rows if r["solution"] == which]
+        r = wilson_interval(sum(x["outcome"] == "success" for x in mine), len(mine), alpha)
+        sel = {"control": path, "model": f"{label} (scripted)", "solution": which}
+        prov = nb.provenance("slmbench.tasks.control.run_control", sel, f"{label} driven through the loop")
+        out += nb.rate_numbers(f"cap.acc.{nb.slug(label)}", r, prov)
     return out

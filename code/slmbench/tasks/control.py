@@ -1,0 +1,73 @@
+"""The positive control: every task's reference solution, and its wrong one, driven through the real loop.
+
+A scripted model makes exactly the solution's calls, one per turn, then gives its answer; the record is judged
+by the same scoring as a model's (``slmbench.scoring``). The reference solutions must all pass and the wrong
+ones all fail, or a check is leaky or broken; the result is a row of the capability table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from slmbench.backends.scripted_backend import ScriptedBackend
+from slmbench.harness.loop import LoopSettings, run_trial
+from slmbench.harness.runner import ShardSpec, build_record
+from slmbench.tasks.loader import load_suite
+from slmbench.tasks.schema import Solution, Task
+from slmbench.tasks.variants import TrialSpec
+
+SOLUTIONS = ("solution", "wrong_solution")
+
+
+def script(solution: Solution) -> list[str]:
+    """Model outputs that make exactly the solution's calls, one per turn, then give its answer."""
+    calls = [
+        "<tool_call>" + json.dumps({"name": c.name, "arguments": c.arguments}) + "</tool_call>"
+        for c in solution.calls
+    ]
+    return [*calls, solution.final_answer]
+
+
+def run_solution(task: Task, which: str, workdir: Path) -> str:
+    """The outcome of one scripted solution (``solution`` or ``wrong_solution``) of ``task``."""
+    solution: Solution = getattr(task, which)
+    spec = TrialSpec(task=task, variant="original", instruction=task.instruction, faults=(), repeat=0)
+    turns = len(solution.calls) + 1
+    settings = LoopSettings(scaffold="native", parser_mode="strict", max_turns=turns, budget_s=120.0)
+    run = run_trial(ScriptedBackend(script(solution)), spec, settings, workdir)
+    shard = ShardSpec("scripted", task.suite, 0.0, "native", "strict", 1, 0, turns, 120.0, 64)
+    return build_record(shard, spec, run, seed=0, started_at="control", fingerprint={}).outcome
+
+
+def run_control(suites: tuple[str, ...] = ("capability", "reliability")) -> list[dict[str, Any]]:
+    """One row per task and solution: ``{task_id, suite, solution, outcome}``."""
+    rows = []
+    for suite in suites:
+        for task in load_suite(suite):
+            for which in SOLUTIONS:
+                with tempfile.TemporaryDirectory(prefix="slmbench-control-") as workdir:
+                    os.chmod(workdir, 0o711)  # as the runner: the sandbox drops privileges inside it
+                    outcome = run_solution(task, which, Path(workdir))
+                rows.append({"task_id": task.id, "suite": suite, "solution": which, "outcome": outcome})
+    return rows
+
+
+@click.command("control")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def control(out: Path) -> None:
+    """Drive every task's reference and wrong solution through the loop; write the outcomes as JSON."""
+    rows = run_control()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"rows": rows}, indent=1, sort_keys=True))
+    tmp.replace(out)
+    passed = {w: sum(r["outcome"] == "success" for r in rows if r["solution"] == w) for w in SOLUTIONS}
+    click.echo(
+        f"{out}: reference solutions passed {passed['solution']}, wrong ones {passed['wrong_solution']}"
+    )
