@@ -49,3 +49,9 @@ def test_temperature_sweep(numbers: dict[str, object]) -> None:
     assert numbers["ext.temp.acc.qwen2-5-7b.t07.n"] == 14
     assert numbers["ext.temp.diff.qwen2-5-7b.t07.n-tasks"] == 14
     assert "ext.temp.diff.mistral-7b.t10" not in numbers  # no T=1.0 file for mistral
+
+
+def test_the_sweep_is_described_as_the_raw_data_hold_it(numbers: dict[str, object]) -> None:
+    """Three models were swept (mistral at 0.3 and 0.7 only) over 14 tasks, not nine models at four temperatures."""
+    assert numbers["ext.temp.n.models-swept"] == 3 and numbers["ext.temp.n.tasks-swept"] == 14
+    assert "mistral:7b at 0, 0.3 and 0.7;" in str(numbers["ext.temp.phrase.swept"])
