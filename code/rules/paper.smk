@@ -21,6 +21,22 @@ rule table:
         "slmbench table {wildcards.name} --analysis {input.topic} --out {output} > {log} 2>&1"
 
 
+rule appendix:
+    """The per-task table and example transcripts (from the protocol topic and the raw records)."""
+    input:
+        protocol=f"{PROCESSED}/protocol.json",
+        trials=f"{PROCESSED}/trials.parquet",
+        module="code/slmbench/figures/appendix.py",
+    output:
+        table="paper/generated/tab_per_task.tex",
+        transcripts="paper/generated/transcripts.tex",
+    log:
+        "logs/paper/appendix.log",
+    shell:
+        "slmbench appendix --protocol {input.protocol} --trials {input.trials}"
+        " --out-table {output.table} --out-transcripts {output.transcripts} > {log} 2>&1"
+
+
 rule pdf:
     input:
         main="paper/main.tex",
@@ -28,6 +44,7 @@ rule pdf:
         bib="paper/references.bib",
         numbers="paper/generated/numbers.tex",
         tables=expand("paper/generated/tab_{name}.tex", name=TABLES),
+        appendix=rules.appendix.output,
         figures=expand("figures/fig_{name}.pdf", name=FIGURES),
     output:
         "paper/main.pdf",

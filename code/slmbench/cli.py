@@ -23,6 +23,7 @@ _COMMANDS: dict[str, str] = {
     "verify": "slmbench.analysis.cli:verify",
     "figure": "slmbench.figures.cli:figure",
     "table": "slmbench.figures.cli:table",
+    "appendix": "slmbench.figures.appendix:appendix",
 }
 
 

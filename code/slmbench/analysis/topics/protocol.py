@@ -270,4 +270,24 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     attribution(res, trials, p["alpha"])
     repeats(res, trials, p["alpha"])
     power(res, trials, p["alpha"])
+    res.tables["per_task"] = per_task(trials)
     return res
+
+
+def per_task(trials: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per task and model: legacy outcome and full-protocol passes over its repeats (for the appendix table)."""
+    legacy = scored(condition_rows(trials, LEGACY))
+    full = scored(condition_rows(trials, FULL))
+    rows = []
+    for (task, model), part in full.groupby(["task_id", "model"], sort=True):
+        old = legacy[(legacy["task_id"] == task) & (legacy["model"] == model)]
+        rows.append(
+            {
+                "task_id": task,
+                "model": model,
+                "legacy": bool(old["passed"].iloc[0]) if len(old) else None,
+                "full_passed": int(part["passed"].sum()),
+                "full_runs": len(part),
+            }
+        )
+    return rows
