@@ -42,3 +42,7 @@ SHIPPED = "shipped"
 Diagnosis = Literal["eligible", "calibration", "capability"]
 DIAGNOSES: tuple[Diagnosis, ...] = get_args(Diagnosis)
 """Why a configuration is or is not eligible: eligible as scored; a tuned threshold makes it eligible; neither."""
+
+RequantType = Literal["Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0"]
+REQUANT_TYPES: tuple[RequantType, ...] = get_args(RequantType)
+"""llama.cpp types a shipped GGUF may be requantised to (``LLAMA_FTYPE_MOSTLY_<type>``)."""

@@ -246,30 +246,30 @@ def predict(
         bm25_tools([it for it in items if isinstance(it, ToolItem)]) if task == "tool_selection" else {}
     )
     for item in items:
-        common = {"id": item.id, "split": split[item.id], "stratum": stratum(task, item), "label": item.gold}
-        if isinstance(item, ApprovalItem):
-            pred, rule = approve_rule(item.command)
-            out.append(BaselinePrediction(**common, prediction=pred, correct=pred == item.gold, rule=rule))
-        elif isinstance(item, MemoryItem):
-            pred, rule = memory_rule(item)
-            out.append(BaselinePrediction(**common, prediction=pred, correct=pred == item.gold, rule=rule))
+        sid, strat, gold = split[item.id], stratum(task, item), item.gold
+        if isinstance(item, ApprovalItem | MemoryItem):
+            pred, rule = approve_rule(item.command) if isinstance(item, ApprovalItem) else memory_rule(item)
+            out.append(BaselinePrediction(item.id, sid, strat, gold, pred, pred == gold, rule=rule))
+            continue
+        if isinstance(item, ToolItem):
+            scores, order = tool_scores[item.id], sorted(item.tools)
         else:
-            if isinstance(item, ToolItem):
-                scores, order = tool_scores[item.id], sorted(item.tools)
-            else:
-                assert isinstance(item, RerankItem)
-                scores, order = bm25_turns(item), candidates(item)
-            ranking = rank(scores, order)
-            out.append(
-                BaselinePrediction(
-                    **common,
-                    prediction=ranking[0],
-                    correct=ranking[0] == item.gold,
-                    scores=scores,
-                    ranking=ranking,
-                    margin=top_margin(scores, ranking),
-                )
+            assert isinstance(item, RerankItem)
+            scores, order = bm25_turns(item), candidates(item)
+        ranking = rank(scores, order)
+        out.append(
+            BaselinePrediction(
+                item.id,
+                sid,
+                strat,
+                gold,
+                ranking[0],
+                ranking[0] == gold,
+                scores=scores,
+                ranking=ranking,
+                margin=top_margin(scores, ranking),
             )
+        )
     return out
 
 

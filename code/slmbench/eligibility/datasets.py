@@ -178,7 +178,16 @@ def with_own_docs(item: ToolItem) -> ToolItem:
     unknown = [t for t in item.tools if t not in TOOL_CLASSES]
     if unknown:
         raise DatasetError(f"item {item.id}: unknown tool(s) {', '.join(unknown)}")
-    return item.model_copy(update={"docs": {t: str(TOOL_CLASSES[t].description) for t in item.tools}})
+    docs = {t: tool_description(t) for t in item.tools}
+    return item.model_copy(update={"docs": docs})
+
+
+def tool_description(name: str) -> str:
+    """The description of one of our tools."""
+    from slmbench.tools.registry import TOOL_CLASSES
+
+    cls: Any = TOOL_CLASSES[name]
+    return str(cls.description)
 
 
 def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
