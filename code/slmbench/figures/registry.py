@@ -33,6 +33,9 @@ FIGURES: tuple[str, ...] = (
     "parser_modes",
     "scaffold_comparison",
     "context_cap",
+    "eligibility_margin_vs_size",
+    "eligibility_margin_vs_quant",
+    "cascade_cost_accuracy",
 )
 
 
