@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from slmbench.vocab import ELIGIBILITY_TASKS, EligibilityTask, Split
 
@@ -83,11 +83,13 @@ class RerankItem(_Item):
     relevant: int = Field(ge=0)
     hard: bool
 
-    @model_validator(mode="after")
-    def _relevant_in_range(self) -> RerankItem:
-        if self.relevant >= len(self.turns):
-            raise ValueError(f"relevant={self.relevant} but there are only {len(self.turns)} turns")
-        return self
+    @field_validator("relevant")
+    @classmethod
+    def _relevant_in_range(cls, value: int, info: ValidationInfo) -> int:
+        turns = info.data.get("turns", [])
+        if value >= len(turns):
+            raise ValueError(f"relevant={value} but there are only {len(turns)} turns")
+        return value
 
     @property
     def gold(self) -> str:
@@ -109,13 +111,19 @@ class ToolItem(_Item):
     source: Literal["own", "bfcl"] = "own"
     docs: dict[str, str] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _label_offered(self) -> ToolItem:
-        if len(set(self.tools)) != len(self.tools):
+    @field_validator("tools")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
             raise ValueError("tools are not unique")
-        if self.label not in self.tools:
-            raise ValueError(f"label {self.label!r} is not among the offered tools")
-        return self
+        return value
+
+    @field_validator("label")
+    @classmethod
+    def _label_offered(cls, value: str, info: ValidationInfo) -> str:
+        if value not in info.data.get("tools", []):
+            raise ValueError(f"label {value!r} is not among the offered tools")
+        return value
 
     @property
     def gold(self) -> str:

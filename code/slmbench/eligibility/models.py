@@ -10,6 +10,7 @@ prefix never finds the prefix pruned). Prompts are rendered with the GGUF's chat
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -138,25 +139,28 @@ class LlamaLogitModel:
 
 
 LogitFn = Callable[[str], npt.NDArray[np.float32]]
+_PIECES = re.compile(r"[A-Za-z]+|\d|\s|[^A-Za-z\d\s]")
 
 
 class FakeLogitModel:
-    """A scripted ``LogitModel``: every character is a token, logits are a function of the cached text.
+    """A scripted ``LogitModel``: a toy tokenizer, and logits that are a function of the cached text.
 
-    ``logit_fn`` receives the text of every cached token (prefix, item and the answer tokens so far) and
-    returns a vector of ``vocab`` logits (default: all zero). The fake counts what a test needs to check:
-    prefix evaluations, tokens evaluated and logits reads.
+    Tokens are runs of letters, single digits, single spaces and single other characters (so ``approve`` is
+    one token, ``10`` is two, ``web_search`` is three), numbered as first seen (``token_id``). ``logit_fn``
+    receives the text of every cached token (prefix, item and the answer tokens so far) and returns
+    ``vocab`` logits (default: all zero). The fake counts what a test checks: prefix evaluations, tokens
+    evaluated and logits reads.
     """
 
-    BOS = 1
+    BOS = 0
 
-    def __init__(
-        self, logit_fn: LogitFn | None = None, *, vocab: int = 256, n_ctx: int = 4096, chat: bool = True
-    ):
+    def __init__(self, logit_fn: LogitFn | None = None, *, vocab: int = 4096, n_ctx: int = 4096, chat: bool = True):
         self.vocab = vocab
         self._n_ctx = n_ctx
         self.chat = chat
         self.logit_fn = logit_fn or (lambda _text: np.zeros(vocab, dtype=np.float32))
+        self._ids: dict[str, int] = {"<bos>": self.BOS}
+        self._pieces: list[str] = ["<bos>"]
         self.cache: list[int] = []
         self.prefix_len = 0
         self.n_prefix_evals = 0
@@ -179,14 +183,23 @@ class FakeLogitModel:
             return f"<user>{user_text}</user><assistant>"
         return render_plain([{"role": "user", "content": user_text}])  # type: ignore[list-item]
 
+    def token_id(self, piece: str) -> int:
+        """The id of a token text (assigned when first seen)."""
+        if piece not in self._ids:
+            if len(self._pieces) >= self.vocab:
+                raise ValueError("fake vocabulary exhausted")
+            self._ids[piece] = len(self._pieces)
+            self._pieces.append(piece)
+        return self._ids[piece]
+
     def tokenize(self, text: str, *, first: bool, special: bool = True) -> list[int]:
-        """One token per character (its code point modulo ``vocab``); BOS first in the plain format."""
-        toks = [ord(ch) % self.vocab for ch in text]
+        """Token ids; BOS first in the plain format."""
+        toks = [self.token_id(p) for p in _PIECES.findall(text)]
         return [self.BOS, *toks] if first and not self.chat else toks
 
     def text(self) -> str:
         """The cached tokens as text (BOS dropped)."""
-        return "".join(chr(t) for t in self.cache if t != self.BOS)
+        return "".join(self._pieces[t] for t in self.cache if t != self.BOS)
 
     def reset(self) -> None:
         """Forget every evaluated token."""
