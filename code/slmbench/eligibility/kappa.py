@@ -7,6 +7,7 @@ dependency) from the square table of the two passes' labels over the categories 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,9 @@ def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float:
         table[index[a], index[b]] += 1
     if len(cats) == 1:
         return float("nan")
-    return float(cohens_kappa(table).kappa)
+    with warnings.catch_warnings():  # statsmodels divides by a zero standard error for perfect agreement
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(cohens_kappa(table).kappa)
 
 
 def read_labels(path: Path, label_field: str | None = None) -> dict[str, str]:
