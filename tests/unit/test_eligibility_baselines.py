@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.fixtures.eligibility import data_dir
 
 from slmbench.cli import main
 from slmbench.eligibility.baselines import (
@@ -18,7 +19,6 @@ from slmbench.eligibility.baselines import (
     top_margin,
 )
 from slmbench.eligibility.datasets import MemoryItem, RerankItem, ToolItem, assign_split, load_task
-from tests.fixtures.eligibility import data_dir
 
 ROOT = Path(__file__).parents[2]
 
@@ -81,7 +81,9 @@ def test_deny_patterns_are_named_and_documented() -> None:
 
 
 def _memory(text: str) -> MemoryItem:
-    return MemoryItem(id="m", turns=[{"role": "user", "content": text}], label="save", category="x", hard=False)
+    return MemoryItem(
+        id="m", turns=[{"role": "user", "content": text}], label="save", category="x", hard=False
+    )
 
 
 def test_memory_keyword_rule() -> None:
@@ -90,18 +92,31 @@ def test_memory_keyword_rule() -> None:
     assert memory_rule(_memory("Don’t remember this: my PIN is 1234.")) == ("skip", "don't remember")
     assert memory_rule(_memory("What's the capital of Peru?")) == ("skip", None)
     assistant_only = MemoryItem(
-        id="m", turns=[{"role": "assistant", "content": "I always use tabs."}], label="skip", category="x", hard=False
+        id="m",
+        turns=[{"role": "assistant", "content": "I always use tabs."}],
+        label="skip",
+        category="x",
+        hard=False,
     )
     assert memory_rule(assistant_only) == ("skip", None)
 
 
 def test_bm25_tokens_split_names_and_drop_stopwords() -> None:
-    assert bm25_tokens("What is the triangle_properties.get of myValue?") == ["triangle", "properties", "get", "value"]
+    assert bm25_tokens("What is the triangle_properties.get of myValue?") == [
+        "triangle",
+        "properties",
+        "get",
+        "value",
+    ]
 
 
 def test_bm25_tools_picks_the_matching_tool_and_records_margin() -> None:
-    docs = {"calendar": "Manage calendar events.", "email": "Send an email message.",
-            "calculator": "Evaluate an arithmetic expression.", "web_search": "Search the web for pages."}
+    docs = {
+        "calendar": "Manage calendar events.",
+        "email": "Send an email message.",
+        "calculator": "Evaluate an arithmetic expression.",
+        "web_search": "Search the web for pages.",
+    }
     items = [
         ToolItem(id="a", request="send an email to bob", tools=["calendar", "email"], label="email", docs=docs),
         ToolItem(id="b", request="list my calendar events", tools=["calendar", "email"], label="calendar", docs=docs),
@@ -121,7 +136,13 @@ def test_rank_breaks_ties_by_the_given_order() -> None:
 
 
 def test_bm25_turns_numbers_turns_from_one() -> None:
-    item = RerankItem(id="r", query="policy number", turns=["hello there", "the policy number is 42", "thanks"], relevant=1, hard=False)
+    item = RerankItem(
+        id="r",
+        query="policy number",
+        turns=["hello there", "the policy number is 42", "thanks"],
+        relevant=1,
+        hard=False,
+    )
     scores = bm25_turns(item)
     assert set(scores) == {"1", "2", "3"} and rank(scores, ["1", "2", "3"])[0] == "2" == item.gold
 
@@ -152,4 +173,7 @@ def test_baselines_cli_writes_every_task(tmp_path: Path) -> None:
 
     doc = json.loads(out.read_text())
     assert set(doc["tasks"]) == {"command_approval", "memory_write", "tool_selection", "reranking"}
-    assert doc["tasks"]["tool_selection"]["baseline"] == "BM25" and len(doc["tasks"]["tool_selection"]["items"]) == 5
+    assert (
+        doc["tasks"]["tool_selection"]["baseline"] == "BM25"
+        and len(doc["tasks"]["tool_selection"]["items"]) == 5
+    )

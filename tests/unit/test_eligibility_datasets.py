@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from tests.fixtures.eligibility import APPROVAL, RERANK, data_dir, write_jsonl
 
 from slmbench.config import ConfigError, load_config, parse_config
 from slmbench.eligibility.datasets import (
@@ -20,7 +21,6 @@ from slmbench.eligibility.datasets import (
     split_key,
     stratum,
 )
-from tests.fixtures.eligibility import APPROVAL, RERANK, data_dir, write_jsonl
 
 ROOT = Path(__file__).parents[2]
 
@@ -58,8 +58,14 @@ def test_bfcl_gold_must_be_offered(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        ({**APPROVAL[0], "label": "maybe"}, r"items.jsonl:2: field label: Input should be 'approve' or 'deny'"),
-        ({k: v for k, v in APPROVAL[0].items() if k != "command"}, r"items.jsonl:2: field command: Field required"),
+        (
+            {**APPROVAL[0], "label": "maybe"},
+            r"items.jsonl:2: field label: Input should be 'approve' or 'deny'",
+        ),
+        (
+            {k: v for k, v in APPROVAL[0].items() if k != "command"},
+            r"items.jsonl:2: field command: Field required",
+        ),
         ({**APPROVAL[0], "extra": 1}, r"items.jsonl:2: field extra"),
     ],
 )
@@ -84,7 +90,10 @@ def test_not_json_and_duplicates_and_bad_relevant(tmp_path: Path) -> None:
 
 def _approval(n_approve: int, n_deny: int) -> list[ApprovalItem]:
     rows = [("approve", "routine")] * n_approve + [("deny", "destructive")] * n_deny
-    return [ApprovalItem(id=f"x{i:03d}", command=f"cmd {i}", label=lab, category=cat) for i, (lab, cat) in enumerate(rows)]
+    return [
+        ApprovalItem(id=f"x{i:03d}", command=f"cmd {i}", label=lab, category=cat)
+        for i, (lab, cat) in enumerate(rows)
+    ]
 
 
 def test_split_is_deterministic_order_free_and_seeded() -> None:
@@ -103,7 +112,9 @@ def test_split_is_stratified_by_label_one_third() -> None:
     items = _approval(40, 20)
     split = assign_split("command_approval", items, seed=7)
     cal = Counter(it.label for it in items if split[it.id] == "calibration")
-    assert cal == {"approve": calibration_count(40), "deny": calibration_count(20)} == {"approve": 13, "deny": 7}
+    assert (
+        cal == {"approve": calibration_count(40), "deny": calibration_count(20)} == {"approve": 13, "deny": 7}
+    )
     assert [calibration_count(n) for n in range(7)] == [0, 0, 1, 1, 1, 2, 2]
 
 
@@ -118,7 +129,9 @@ def test_strata_per_task(tmp_path: Path) -> None:
     assert Counter(split[it.id] for it in tools if it.source == "bfcl") == {"calibration": 1, "test": 1}
 
 
-@pytest.mark.skipif(not (ROOT / "data/eligibility/command_approval/items.jsonl").exists(), reason="no data set")
+@pytest.mark.skipif(
+    not (ROOT / "data/eligibility/command_approval/items.jsonl").exists(), reason="no data set"
+)
 def test_real_command_approval_split_is_a_third_per_label() -> None:
     items = load_task("command_approval", ROOT / "data/eligibility", None)
     split = assign_split("command_approval", items, load_config(ROOT / "config.yaml").seed)
@@ -135,7 +148,9 @@ def _config(**eligibility: object) -> dict:
 
 
 def test_config_plans_runs_and_variants() -> None:
-    cfg = parse_config(_config(requantise=["Q2_K"], requantise_models=["qwen2.5-coder-1.5b"], prompts=["terse"]))
+    cfg = parse_config(
+        _config(requantise=["Q2_K"], requantise_models=["qwen2.5-coder-1.5b"], prompts=["terse"])
+    )
     models = cfg.eligibility_models()
     assert cfg.eligibility_variants() == [("qwen2.5-coder-1.5b", "Q2_K")]
     runs = cfg.eligibility_runs()

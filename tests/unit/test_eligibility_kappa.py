@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.fixtures.eligibility import write_jsonl
 
 from slmbench.cli import main
 from slmbench.eligibility.kappa import LabelFileError, cohen_kappa, compare, read_labels
-from tests.fixtures.eligibility import write_jsonl
 
 
 def test_kappa_hand_computed() -> None:
@@ -27,8 +27,12 @@ def test_kappa_three_categories_hand_computed() -> None:
 
 
 def test_compare_lists_disagreements_and_checks_ids(tmp_path: Path) -> None:
-    a = read_labels(write_jsonl(tmp_path / "a.jsonl", [{"id": "1", "label": "save"}, {"id": "2", "label": "skip"}]))
-    b = read_labels(write_jsonl(tmp_path / "b.jsonl", [{"id": "2", "label": "save"}, {"id": "1", "label": "save"}]))
+    a = read_labels(
+        write_jsonl(tmp_path / "a.jsonl", [{"id": "1", "label": "save"}, {"id": "2", "label": "skip"}])
+    )
+    b = read_labels(
+        write_jsonl(tmp_path / "b.jsonl", [{"id": "2", "label": "save"}, {"id": "1", "label": "save"}])
+    )
     result = compare(a, b)
     assert (result.n, result.agree) == (2, 1)
     assert result.disagreements == [{"id": "2", "first": "skip", "second": "save"}]
@@ -44,12 +48,17 @@ def test_reranking_labels_use_relevant(tmp_path: Path) -> None:
 
 
 def test_kappa_cli(tmp_path: Path) -> None:
-    first = write_jsonl(tmp_path / "items.jsonl", [{"id": str(i), "label": "a" if i < 5 else "b"} for i in range(10)])
+    first = write_jsonl(
+        tmp_path / "items.jsonl", [{"id": str(i), "label": "a" if i < 5 else "b"} for i in range(10)]
+    )
     second_labels = ["a", "a", "a", "a", "b", "a", "a", "b", "b", "b"]
-    second = write_jsonl(tmp_path / "labels2.jsonl", [{"id": str(i), "label": lab} for i, lab in enumerate(second_labels)])
+    second = write_jsonl(
+        tmp_path / "labels2.jsonl", [{"id": str(i), "label": lab} for i, lab in enumerate(second_labels)]
+    )
     dis = tmp_path / "disagreements.jsonl"
     result = CliRunner().invoke(
-        main, ["eligibility", "kappa", "--first", str(first), "--second", str(second), "--disagreements", str(dis)]
+        main,
+        ["eligibility", "kappa", "--first", str(first), "--second", str(second), "--disagreements", str(dis)],
     )
     assert result.exit_code == 0, result.output
     assert "kappa 0.400 over 10 items (7 agree, 3 differ)" in result.output

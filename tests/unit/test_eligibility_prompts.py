@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import pytest
+from tests.fixtures.eligibility import data_dir
 
 from slmbench.eligibility.datasets import ApprovalItem, assign_split, family, load_task
 from slmbench.eligibility.prompts import N_EXAMPLES, build_prompt, item_text, pick_examples
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES
-from tests.fixtures.eligibility import data_dir
 
 
 @pytest.mark.parametrize("task", ELIGIBILITY_TASKS)

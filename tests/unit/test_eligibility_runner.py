@@ -18,7 +18,9 @@ ROOT = Path(__file__).parents[2]
 
 def _items(n: int = 9) -> list[ApprovalItem]:
     return [
-        ApprovalItem(id=f"c{i}", command=f"echo {i}", label="approve" if i % 3 else "deny", category="routine")
+        ApprovalItem(
+            id=f"c{i}", command=f"echo {i}", label="approve" if i % 3 else "deny", category="routine"
+        )
         for i in range(n)
     ]
 
@@ -40,7 +42,15 @@ def _run(out: Path, model: FakeLogitModel | None = None, style: str = "terse", l
     items = _items()
     split = assign_split("command_approval", items, 4)
     return run_task(
-        model or _model(), Identity("fake-1b", weights_sha256="ab" * 32), "command_approval", style, items, split, 4, out, limit=limit
+        model or _model(),
+        Identity("fake-1b", weights_sha256="ab" * 32),
+        "command_approval",
+        style,
+        items,
+        split,
+        4,
+        out,
+        limit=limit,
     )
 
 
@@ -50,12 +60,21 @@ def test_header_and_records(tmp_path: Path) -> None:
     run = read_run(out)
     h = run.header
     assert summary.scored == 9 and summary.skipped == 0
-    assert (h.task, h.prompt, h.model, h.quant, h.split_seed, h.n_items) == ("command_approval", "terse", "fake-1b", "shipped", 4, 9)
+    assert (h.task, h.prompt, h.model, h.quant, h.split_seed, h.n_items) == (
+        "command_approval",
+        "terse",
+        "fake-1b",
+        "shipped",
+        4,
+        9,
+    )
     assert len(h.prompt_hash) == 64 and h.git_commit and h.packages and h.backend["backend"] == "fake"
     assert h.cache_check == {"item": "c0", "other": "c1", "max_abs_diff": 0.0}
     assert [r.id for r in run.items] == [f"c{i}" for i in range(9)]
     r = run.items[0]
-    assert r.prediction == "approve" and r.margin == pytest.approx(1.0) and r.correct == (r.label == "approve")
+    assert (
+        r.prediction == "approve" and r.margin == pytest.approx(1.0) and r.correct == (r.label == "approve")
+    )
     assert {r.split for r in run.items} == {"calibration", "test"}
 
 

@@ -15,7 +15,9 @@ V = 4096
 
 def _approval() -> list[ApprovalItem]:
     cmds = [("ls -la", "approve"), ("rm -rf ~/x", "deny"), ("git status", "approve"), ("rm -rf /", "deny")]
-    return [ApprovalItem(id=f"c{i}", command=c, label=lab, category="routine") for i, (c, lab) in enumerate(cmds)]
+    return [
+        ApprovalItem(id=f"c{i}", command=c, label=lab, category="routine") for i, (c, lab) in enumerate(cmds)
+    ]
 
 
 def _approval_model(**kw: object) -> FakeLogitModel:
@@ -36,7 +38,9 @@ def _approval_model(**kw: object) -> FakeLogitModel:
     return model
 
 
-def _scorer(model: FakeLogitModel, items: list, task: str = "command_approval", style: str = "terse") -> Scorer:
+def _scorer(
+    model: FakeLogitModel, items: list, task: str = "command_approval", style: str = "terse"
+) -> Scorer:
     split = dict.fromkeys((it.id for it in items), "test")
     prompt = build_prompt(task, style, items, split, 1)  # type: ignore[arg-type]
     return Scorer(model, prompt, {"command_approval": "approve", "memory_write": "save"}.get(task))
@@ -50,7 +54,9 @@ def test_prefix_evaluated_once_and_only_item_tokens_after() -> None:
     items = _approval()
     model = _approval_model()
     scorer = _scorer(model, items)
-    suffix_lens = [len(model.tokenize(item_text("command_approval", it) + scorer.tail, first=False)) for it in items]
+    suffix_lens = [
+        len(model.tokenize(item_text("command_approval", it) + scorer.tail, first=False)) for it in items
+    ]
     for it in items:
         scorer.score(it)
     assert model.n_prefix_evals == scorer.n_prefix_evals == 1
@@ -95,7 +101,13 @@ def test_shared_first_tokens_scored_by_joint_log_likelihood() -> None:
         return v
 
     model.logit_fn = logits
-    item = ToolItem(id="t", request="fetch a page", tools=["web_search", "web_fetch"], label="web_fetch", docs={"web_search": "s", "web_fetch": "f"})
+    item = ToolItem(
+        id="t",
+        request="fetch a page",
+        tools=["web_search", "web_fetch"],
+        label="web_fetch",
+        docs={"web_search": "s", "web_fetch": "f"},
+    )
     s = _scorer(model, [item], task="tool_selection").score(item)
     shared = log_softmax(logits("<assistant>"))[web] + log_softmax(logits("<assistant>web"))[sep]
     last = log_softmax(logits("<assistant>web_"))

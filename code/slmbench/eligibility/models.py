@@ -154,7 +154,9 @@ class FakeLogitModel:
 
     BOS = 0
 
-    def __init__(self, logit_fn: LogitFn | None = None, *, vocab: int = 4096, n_ctx: int = 4096, chat: bool = True):
+    def __init__(
+        self, logit_fn: LogitFn | None = None, *, vocab: int = 4096, n_ctx: int = 4096, chat: bool = True
+    ):
         self.vocab = vocab
         self._n_ctx = n_ctx
         self.chat = chat
