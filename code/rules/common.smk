@@ -104,3 +104,13 @@ def elig_bfcl_dir(wildcards, input):
 def elig_recorded_runs(wildcards):
     """The eligibility runs already recorded (the analysis never triggers model runs)."""
     return sorted(str(p) for p in RAW_DIR.rglob("*.jsonl"))
+
+
+def elig_second_passes(wildcards):
+    """The blind second labelling passes recorded so far (``data/eligibility/<task>/labels2.jsonl``)."""
+    return sorted(str(p) for p in Path(ELIG_DATA).glob("*/labels2.jsonl"))
+
+
+def elig_second_pass_args(wildcards, input):
+    """One ``--second-pass`` option per recorded second pass."""
+    return " ".join(f"--second-pass {path}" for path in input.second)

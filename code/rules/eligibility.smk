@@ -98,18 +98,21 @@ rule analyze_eligibility:
     input:
         records=elig_recorded_runs,
         baselines=rules.eligibility_baselines.output,
+        second=elig_second_passes,
     output:
         str(TOPIC),
     params:
         cli=SLMBENCH,
         alpha=ANALYSIS_ALPHA,
         margin=ELIG_MARGIN,
+        second=elig_second_pass_args,
     conda:
         "../../envs/environment.yml"
     log:
         "logs/analysis/analyze_eligibility.log",
     shell:
-        "{params.cli} analyze eligibility {input.records} --baselines {input.baselines} --out {output}"
+        "{params.cli} analyze eligibility {input.records} --baselines {input.baselines} {params.second}"
+        " --out {output}"
         " --alpha {params.alpha} --margin {params.margin} > {log} 2>&1"
 
 

@@ -35,6 +35,12 @@ OWN_INPUTS = ("eligibility",)
 @click.option(
     "--baselines", type=_EXISTING, default=None, help="eligibility_baselines.json (topic eligibility)"
 )
+@click.option(
+    "--second-pass",
+    multiple=True,
+    type=_EXISTING,
+    help="a blind second labelling pass, <data>/<task>/labels2.jsonl beside items.jsonl (topic eligibility)",
+)
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--seed", type=int, default=None, help="seed of every resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
@@ -50,6 +56,7 @@ def analyze(
     summary: Path | None,
     replay: Path | None,
     baselines: Path | None,
+    second_pass: tuple[Path, ...],
     out: Path,
     seed: int | None,
     n_boot: int | None,
@@ -74,7 +81,11 @@ def analyze(
         "replay": str(replay) if replay else None,
     }
     if topic in OWN_INPUTS:
-        params.update(records=[str(p) for p in records], baselines=str(baselines))
+        params.update(
+            records=[str(p) for p in records],
+            baselines=str(baselines),
+            second_pass=[str(p) for p in second_pass],
+        )
     doc = run_topic(topic, trials, events, params, summary)
     write_atomic(out, dump_json(doc))
     click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,21 @@ def load_inputs(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         bpath = Path(params["baselines"])
         baselines = json.loads(bpath.read_text(encoding="utf-8"))
         files[str(bpath)] = sha256_file(bpath)
-    return {**params, "runs": runs, "baselines_doc": baselines}, {"input_sha256": files}
+    kappa: dict[str, dict[str, Any]] = {}
+    for second in sorted(Path(p) for p in params.get("second_pass") or []):
+        from slmbench.eligibility.kappa import compare, read_labels
+
+        first = second.parent / "items.jsonl"
+        agreement = compare(read_labels(first), read_labels(second))
+        kappa[second.parent.name] = {
+            "kappa": agreement.kappa,
+            "n": agreement.n,
+            "agree": agreement.agree,
+            "file": str(second),
+        }
+        files[str(second)] = sha256_file(second)
+        files[str(first)] = sha256_file(first)
+    return {**params, "runs": runs, "baselines_doc": baselines, "kappa": kappa}, {"input_sha256": files}
 
 
 def task_slug(task: str) -> str:
@@ -143,6 +158,8 @@ def _task_numbers(
         alpha=alpha,
     )
     out += nb.rate_numbers(f"elig.{t}.baseline.acc", r, bprov)
+    for group, n_group in sorted(Counter(_group(task, b) for b in rows).items()):
+        out.append(nb.count(f"elig.{t}.n.{group}", n_group, prov))
     row = {
         "task": task,
         "baseline": name,
@@ -152,6 +169,39 @@ def _task_numbers(
     }
     row.update(acc=_f(r.rate), lo=_f(r.lo), hi=_f(r.hi), key=f"elig.{t}.baseline.acc")
     return out, row
+
+
+def _group(task: str, b: dict[str, Any]) -> str:
+    """The item group counted in the data description: the label (binary), the source, hard or not."""
+    if task in BINARY_TASKS:
+        return nb.slug(b["label"])
+    stratum = str(b.get("stratum", ""))
+    return {"hard=True": "hard", "hard=False": "not-hard"}.get(stratum, nb.slug(stratum))
+
+
+def _kappa_numbers(kappa: dict[str, dict[str, Any]]) -> list[Number]:
+    """Cohen's kappa of each task's second labelling pass, and a phrase that also covers a missing pass."""
+    out: list[Number] = []
+    for task in ELIGIBILITY_TASKS:
+        t = task_slug(task)
+        k = kappa.get(task)
+        sel = {"study": STUDY, "task": task, "file": k["file"] if k else None}
+        prov = nb.provenance(
+            "slmbench.eligibility.kappa.cohen_kappa", sel, "second labelling pass vs the labels"
+        )
+        if k is None:
+            out.append(
+                Number(f"elig.phrase.kappa.{t}", "pending", "not yet measured (second pass pending)", prov)
+            )
+            continue
+        out += [
+            nb.stat(f"elig.{t}.kappa", k["kappa"], prov),
+            nb.count(f"elig.{t}.kappa.n", k["n"], prov),
+            nb.count(f"elig.{t}.kappa.disagree", k["n"] - k["agree"], prov),
+        ]
+        text = f"$\\kappa = {nb.fmt_stat(k['kappa'])}$ over {k['n']} items"
+        out.append(Number(f"elig.phrase.kappa.{t}", k["kappa"], text, prov))
+    return out
 
 
 def _config(
@@ -509,6 +559,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     qrows = _quant_rows(runs, rows)
     table = list(rows.values())
     res.numbers += _summary(table, qrows, margin)
+    res.numbers += _kappa_numbers(p.get("kappa") or {})
     res.tables["tasks"] = task_rows
     res.tables["configs"] = table
     res.tables["diagnosis"] = [r for r in table if r["task"] in BINARY_TASKS]
