@@ -68,7 +68,7 @@ def test_tables_print_the_numbers_text(topic: dict) -> None:
     numbers = {n["key"]: n["text"] for n in topic["numbers"]}
     assert "Baseline & & & " + numbers["elig.command-approval.baseline.acc"] in text
     row = next(line for line in text.splitlines() if line.startswith("m-a & terse & shipped"))
-    assert numbers["elig.command-approval.m-a.terse.shipped.acc"] in row and "\\checkmark" in row
+    assert numbers["elig.command-approval.m-a.terse.shipped.acc"] in row and "\\textsuperscript{\\dag}" in row
     assert "m-a & terse & Q2\\_K" in text
     diag = render_table("eligibility_diagnosis", topic)
     assert "calibration" in diag and "capability" in diag and "$-$3" not in diag
@@ -80,3 +80,30 @@ def test_tables_print_the_numbers_text(topic: dict) -> None:
 
 def test_empty_topic_table() -> None:
     assert "no data" in render_table("eligibility", {"topic": "eligibility", "numbers": [], "tables": {}})
+
+
+def test_every_paper_key_is_computed(tmp_path: Path) -> None:
+    """Each \\res{elig...} of the section exists when every task has runs (baselines from the fixture data)."""
+    import re
+
+    from tests.fixtures.eligibility import data_dir, header, item_record
+
+    from slmbench.eligibility.baselines import BASELINE_NAMES, predict
+    from slmbench.eligibility.datasets import assign_split, load_task
+
+    data, bfcl = data_dir(tmp_path)
+    doc: dict = {"tasks": {}}
+    runs = []
+    for task in BASELINE_NAMES:
+        items = load_task(task, data, bfcl)
+        preds = predict(task, items, assign_split(task, items, 1))  # type: ignore[arg-type]
+        doc["tasks"][task] = {"baseline": BASELINE_NAMES[task], "items": [p.to_dict() for p in preds]}
+        recs = [item_record(p.id, p.split, p.label, p.label, margin=1.0 if p.label in ("approve", "save") else -1.0,
+                            candidates=(p.label, "other")) for p in preds]  # fmt: skip
+        for quant in ("shipped", "Q2_K"):
+            runs.append({"file": f"{task}-{quant}", "header": header(task, "m", quant=quant), "items": recs})
+    numbers = {n.key for n in compute(pd.DataFrame(), None, {"runs": runs, "baselines_doc": doc}).numbers}
+    tex = (Path(__file__).parents[2] / "paper/sections/eligibility.tex").read_text()
+    used = set(re.findall(r"\\res\{(elig\.[a-z0-9.-]+)\}", tex))
+    assert used and used <= numbers, sorted(used - numbers)
+    assert not re.search(r"(?<![\\\w{.-])\d+(?:\.\d+)?\s*\\?%", tex)  # no typed percentages

@@ -2,7 +2,7 @@
 
 Rows come from a topic table (``configs`` of the ``eligibility`` topic: each row carries its number key
 prefix per task); cells print the numbers' ``text``, so tables and prose print identical values. A flag
-column adds a check mark to the cell before it when the flag is ``yes``.
+column adds a dagger to the cell before it when the flag is ``yes``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ _PROMPT_RANK: dict[str, int] = {p: i for i, p in enumerate(PROMPT_STYLES)}
 
 @dataclass(frozen=True)
 class GridColumn:
-    """A cell: the number at ``<row key><suffix>``; ``interval`` prints ``[lo, hi]``; ``mark`` appends a check
-    mark when the flag at ``<row key><mark>`` is ``yes``."""
+    """A cell: the number at ``<row key><suffix>``; ``interval`` prints ``[lo, hi]``; ``mark`` appends a
+    dagger when the flag at ``<row key><mark>`` is ``yes``."""
 
     header: str
     suffix: str
@@ -52,7 +52,7 @@ def _cell(numbers: dict[str, dict[str, Any]], key: str, col: GridColumn) -> str:
         return MISSING
     text = str(num["text"])
     if col.mark and str(numbers.get(key.removesuffix(col.suffix) + col.mark, {}).get("text")) == "yes":
-        text += "\\,\\checkmark"
+        text += "\\textsuperscript{\\dag}"
     return text
 
 
@@ -131,7 +131,7 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         columns=(GridColumn("Acc.", ".acc"), GridColumn("LB$-$base", ".gap", mark=".eligible")),
         baseline=("elig.{t}.baseline.acc", ""),
         caption="Test accuracy per configuration (model, prompt, quantisation) and task, and the lower bound of "
-        "its Wilson 95\\% interval minus the baseline's accuracy on the same items (a check mark: eligible). "
+        "its Wilson 95\\% interval minus the baseline's accuracy on the same items (a dagger: eligible). "
         "The first row is the baseline (deny-list rules, keyword rule, BM25, BM25).",
     ),
     "eligibility_diagnosis": GridTableSpec(
@@ -146,7 +146,7 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         ),
         caption="Threshold diagnosis on the binary tasks: test accuracy at the default decision (the "
         "higher-scoring label), the log-probability-margin cut-off tuned on the calibration split, test accuracy "
-        "with that cut-off (a check mark: eligible), and the class of the configuration (eligible; calibration: "
+        "with that cut-off (a dagger: eligible), and the class of the configuration (eligible; calibration: "
         "the tuned cut-off makes it eligible; capability: it does not).",
     ),
     "eligibility_cascade": GridTableSpec(
@@ -160,7 +160,7 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         ),
         baseline=("elig.{t}.baseline.acc", "", ""),
         caption="The BM25-first cascade: test accuracy of the model alone and of the cascade (BM25 answers unless "
-        "its top-1 minus top-2 score is below a threshold chosen on the calibration split; a check mark: "
+        "its top-1 minus top-2 score is below a threshold chosen on the calibration split; a dagger: "
         "eligible), and the share of test items sent to the model. The first row is BM25 alone.",
     ),
 }

@@ -472,14 +472,14 @@ def _summary(rows: list[dict[str, Any]], qrows: list[dict[str, Any]], margin: fl
             nb.count(f"elig.{t}.n.eligible", sum(r["eligible"] for r in part), tprov),
             nb.count(f"elig.{t}.n.eligible-margin", sum(r["eligible_margin"] for r in part), tprov),
         ]
-        if part:
-            best = max(part, key=lambda r: (r["lo"] or -1.0, r["acc"] or -1.0, r["key"]))
-            out += [
-                nb.text(f"elig.{t}.best", f"{best['model']}, {best['prompt']}, {best['quant']}", tprov),
-                nb.rate(f"elig.{t}.best.acc", best["acc"] if best["acc"] is not None else math.nan, tprov),
-                nb.rate(f"elig.{t}.best.lo", best["lo"] if best["lo"] is not None else math.nan, tprov),
-                nb.rate(f"elig.{t}.best.gap", best["gap"] if best["gap"] is not None else math.nan, tprov),
-            ]
+        best: dict[str, Any] = (
+            max(part, key=lambda r: (r["lo"] or -1.0, r["acc"] or -1.0, r["key"])) if part else {}
+        )
+        name = f"{best['model']}, {best['prompt']}, {best['quant']}" if best else "no configuration"
+        out.append(nb.text(f"elig.{t}.best", name, tprov))
+        for field in ("acc", "lo", "gap"):
+            value = best.get(field)
+            out.append(nb.rate(f"elig.{t}.best.{field}", math.nan if value is None else value, tprov))
     return out
 
 
