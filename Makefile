@@ -23,7 +23,7 @@ test: latex
 	$(BIN)/slmbench models fetch smollm2-135m
 	$(BIN)/ruff check code tests bench
 	$(BIN)/mypy
-	$(BIN)/snakemake --lint
+	$(BIN)/python envs/lint_rules.py
 	$(BIN)/python -m pytest -q
 	$(BIN)/snakemake verify --cores $(CORES)
 

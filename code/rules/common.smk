@@ -1,14 +1,20 @@
 # Shared definitions: the validated config and the shard plan.
 import re
-import shlex
 import sys
 from pathlib import Path
 
+from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
 from slmbench.config import parse_config
-from slmbench.eligibility.layout import BASELINES, RAW_DIR, TOPIC, config_id, run_path, variant_path
+from slmbench.eligibility.layout import BASELINES, RAW_DIR, config_id, run_path, variant_path
+from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
+from slmbench.figures.tables import TABLES
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
 
 STUDY = parse_config(config)
+# Rules write `slmbench ...`; this shell function runs it with the interpreter that runs Snakemake, so a rule
+# works without the virtual environment on PATH.
+# (.format and then Snakemake format the prefix: each halves the braces.)
+shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
 
@@ -64,7 +70,6 @@ def recorded_shards(wildcards):
 
 
 # Eligibility study (code/rules/eligibility.smk): configurations, planned runs, variants, input functions.
-SLMBENCH = f"{shlex.quote(sys.executable)} -m slmbench"
 ELIG_DATA = "data/eligibility"
 ELIG_BFCL = "data/external/bfcl_v4_multiple"
 ELIG_CONFIGS = {
@@ -74,8 +79,6 @@ ELIG_CONFIGS = {
 ELIG_RUNS = [str(run_path(*run)) for run in STUDY.eligibility_runs()]
 ELIG_VARIANTS = [str(variant_path(model, qtype)) for model, qtype in STUDY.eligibility_variants()]
 ELIG_MARGIN = STUDY.eligibility.margin if STUDY.eligibility else 0.05
-ELIG_FIGURES = ["eligibility_margin_vs_size", "eligibility_margin_vs_quant", "cascade_cost_accuracy"]
-ELIG_TABLES = ["eligibility", "eligibility_diagnosis", "eligibility_cascade"]
 
 
 def elig_variant_weights(wildcards):
@@ -107,10 +110,63 @@ def elig_recorded_runs(wildcards):
 
 
 def elig_second_passes(wildcards):
-    """The blind second labelling passes recorded so far (``data/eligibility/<task>/labels2.jsonl``)."""
-    return sorted(str(p) for p in Path(ELIG_DATA).glob("*/labels2.jsonl"))
+    """The blind second labelling passes recorded (``data/eligibility/<task>/labels_second_pass.jsonl``)."""
+    return sorted(str(p) for p in Path(ELIG_DATA).glob("*/labels_second_pass.jsonl"))
 
 
-def elig_second_pass_args(wildcards, input):
-    """One ``--second-pass`` option per recorded second pass."""
-    return " ".join(f"--second-pass {path}" for path in input.second)
+# Analysis and figure inputs, generated from the topic and figure registries.
+ANALYSIS_SEED = config.get("seed", 20260101)
+ANALYSIS_N_BOOT = config.get("bootstrap_resamples", 1000)
+ANALYSIS_ALPHA = config.get("alpha", 0.05)
+ANALYSIS_INPUTS = {
+    "trials": f"{PROCESSED}/trials.parquet",
+    "events": f"{PROCESSED}/events.parquet",
+    "summary": f"{PROCESSED}/external_summary.parquet",
+    "replay": f"{PROCESSED}/replay_strict.json",
+    "baselines": str(BASELINES),
+    "record": elig_recorded_runs,
+    "second_pass": elig_second_passes,
+}
+"""Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
+paths (one option per file)."""
+TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN}"}
+"""Topic parameters from the study configuration, beyond seed, resamples and alpha."""
+
+
+def topic_inputs(wildcards):
+    """The files a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name."""
+    return {
+        name: value(wildcards) if callable(value) else value
+        for name, value in ((n, ANALYSIS_INPUTS[n]) for n in TOPIC_INPUTS[wildcards.topic])
+    }
+
+
+def topic_options(wildcards, input):
+    """``--trials ... --events ...``: one option per input file of the topic, then its configured options."""
+    options = [
+        f"--{name.replace('_', '-')} {path}"
+        for name, value in input.items()
+        for path in ([value] if isinstance(value, str) else value)
+    ]
+    return " ".join([*options, TOPIC_OPTIONS.get(wildcards.topic, "")]).strip()
+
+
+def table_topic(wildcards):
+    """The topic JSON a table reads (its spec's topic, which need not share the table's name)."""
+    return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"
+
+
+def figure_inputs(wildcards):
+    """The trials table, the figure's module and the topics it reads."""
+    topics = FIGURE_TOPICS[wildcards.name]
+    return {
+        "trials": f"{PROCESSED}/trials.parquet",
+        "module": f"code/slmbench/figures/{wildcards.name}.py",
+        **{f"topic_{t}": f"{PROCESSED}/{t}.json" for t in topics},
+    }
+
+
+def figure_topic_options(wildcards, input):
+    """``--topic <json>`` for each topic the figure reads."""
+    return " ".join(f"--topic {path}" for name, path in input.items() if name.startswith("topic_"))
+

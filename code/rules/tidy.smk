@@ -7,8 +7,6 @@ rule import_external:
     output:
         trials="data/processed/external_trials.parquet",
         summary="data/processed/external_summary.parquet",
-    conda:
-        "../../envs/environment.yml"
     log:
         "logs/import_external.log",
     shell:
@@ -25,8 +23,6 @@ rule tidy:
         trials="data/processed/trials.parquet",
         events="data/processed/events.parquet",
         manifest="data/processed/manifest.json",
-    conda:
-        "../../envs/environment.yml"
     log:
         "logs/tidy.log",
     shell:

@@ -24,8 +24,6 @@ rule shard:
         mode="strict|repaired",
     params:
         tasks=",".join(STUDY.tasks),
-    conda:
-        "../../envs/environment.yml"
     log:
         "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}.log",
     threads: 2
@@ -50,8 +48,6 @@ rule context_shard:
         n_ctx="[0-9]+",
     params:
         tasks=",".join(STUDY.tasks),
-    conda:
-        "../../envs/environment.yml"
     log:
         "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}_ctx{n_ctx}.log",
     threads: 2
@@ -71,8 +67,6 @@ rule null_control_shard:
     params:
         tasks=",".join(STUDY.null_control.tasks) if STUDY.null_control else "",
         reruns=STUDY.null_control.reruns if STUDY.null_control else 2,
-    conda:
-        "../../envs/environment.yml"
     log:
         "logs/trials/{model}/null_control_{scaffold}_{mode}.log",
     threads: 2
@@ -95,8 +89,6 @@ rule protocol_shard:
     params:
         args=protocol_args,
         tasks=",".join(STUDY.tasks),
-    conda:
-        "../../envs/environment.yml"
     log:
         "logs/trials/{model}/{stem}.log",
     threads: 2

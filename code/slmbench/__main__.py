@@ -1,4 +1,4 @@
-"""``python -m slmbench``: the command line without relying on PATH (the rules use it)."""
+"""``python -m slmbench``: the same command line as the ``slmbench`` script (rules call it this way)."""
 
 from slmbench.cli import main
 

@@ -5,6 +5,7 @@ A corrupt or schema-invalid raw line stops the build with ``file:line`` and the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,7 @@ RECORD_COLUMNS = [
     "rescored",
     "state_source",
     "check_sha256",
+    "transcript_sha256",
 ]
 _DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
 
@@ -133,7 +135,16 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         "rescored": scored.rescored,
         "state_source": scored.state_source,
         "check_sha256": scored.check_sha256,
+        "transcript_sha256": transcript_sha256(responses),
     }
+
+
+def transcript_sha256(responses: list[rec.ModelResponse]) -> str:
+    """Hash of everything the model wrote in a trial, in order: equal hashes mean identical transcripts."""
+    digest = hashlib.sha256()
+    for response in responses:
+        digest.update(json.dumps([response.raw_text, response.native_tool_calls], sort_keys=True).encode())
+    return digest.hexdigest()[:16]
 
 
 def event_rows(record: rec.TrialRecord) -> list[dict[str, Any]]:

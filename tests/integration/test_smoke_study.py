@@ -100,4 +100,4 @@ def test_editing_one_figure_module_reruns_only_that_figure_and_the_pdf(study: Pa
     result = snakemake(study, "paper", "-n")
     assert result.returncode == 0, result.stderr[-2000:]
     jobs = set(re.findall(r"^(\w+)\s+\d+$", result.stdout + result.stderr, flags=re.M)) - {"total"}
-    assert jobs == {"fig_radar", "pdf", "paper"}
+    assert jobs == {"fig", "pdf", "paper"}

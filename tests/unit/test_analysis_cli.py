@@ -68,7 +68,7 @@ def test_macros_and_provenance(built: Path) -> None:
 def test_numbers_and_audit(built: Path) -> None:
     prov = str(built / "generated" / "provenance.json")
     res = CliRunner().invoke(numbers, ["--format", "json", "--provenance", prov])
-    assert any(n["key"] == "ext.leader" for n in json.loads(res.output))
+    assert any(n["key"] == "ext.top" for n in json.loads(res.output))
     res = CliRunner().invoke(
         audit, ["ext.acc.gemma2-9b", "--provenance", prov, "--trials", str(built / "trials.parquet")]
     )

@@ -86,15 +86,21 @@ def test_capability(trials: pd.DataFrame) -> None:
     cap = trials[(trials["suite"] == "capability") & (trials["temperature"] == 0.0)]
     assert n["cap.n.models"] == 4 and n["cap.n.infra-errors"] == 4 and n["cap.n.trials"] == len(cap)
     assert n["cap.acc.zero-1b.k"] == 0 and n["cap.acc.zero-1b.n"] == 20  # infra error excluded
-    assert n["cap.leader"] == "big:7b"
+    assert n["cap.top"] == "big:7b" and n["cap.top.gap"] >= 2
     assert n["cap.base.base-1b"] == "yes"
-    assert n["cap.fisher.sig.zero-1b"] == "yes"
+    assert n["cap.pair.big-7b.zero-1b.sig"] == "yes"
+    assert not any(k.startswith("cap.pair.") and "base-1b" in k for k in n), (
+        "the base control is never tested"
+    )
+    assert n["cap.pairs.n-tests"] == 3  # three instruction-tuned models: three pairs
     assert n["cap.eligible.big-7b"] == "yes" and n["cap.eligible.zero-1b"] == "no"
     assert n["cap.baseline.acc"] == pytest.approx(
         cap[(cap["model"] == "base:1b") & (cap["outcome"] != "infra_error")]["passed"].mean()
     )
     assert "cap.group.g0.big-7b" in n
-    assert n["cap.corr.n"] == 4
+    assert n["cap.corr.n"] == 3  # without the base control
+    assert n["cap.boot.n-valid"] == 0 and n["cap.boot.acc.mean.lo"] == "n/a"  # three clusters: not resampled
+    assert "not interpreted" in str(n["cap.phrase.size"])
 
 
 def test_reliability(trials: pd.DataFrame) -> None:
@@ -104,10 +110,11 @@ def test_reliability(trials: pd.DataFrame) -> None:
     assert n["rel.safety.big-7b"] == pytest.approx(0.5) and n["rel.safety.refusal.big-7b"] == pytest.approx(
         0.5
     )
-    assert n["rel.cons.flip-rate.big-7b.n"] == 12  # 4 tasks x 3 pairs of repeats
-    assert n["rel.null.flip-rate.big-7b.n"] == 6  # 2 tasks x 3 pairs (capability run + 2 reruns)
-    assert n["rel.null.flip-rate.zero-1b.k"] >= 2  # T1 reruns pass once, fail once
-    assert n["rel.null.flip-rate.n"] == 24
+    assert n["rel.cons.flip-rate.big-7b.n"] == 4  # 4 tasks x one independent pair (the first two repeats)
+    assert n["rel.null.flip-rate.big-7b.n"] == 2  # 2 tasks x one pair: the capability run and the first rerun
+    assert n["rel.null.flip-rate.zero-1b.k"] == 1  # T1: the capability run fails, the first rerun passes
+    assert n["rel.null.divergence.n"] == 8
+    assert n["rel.null.flip-rate.n"] == 8
     assert n["rel.rob.flip-rate.big-7b.n"] == 8
     assert n["rel.rob.flips-down.big-7b"] + n["rel.rob.flips-up.big-7b"] == n["rel.rob.flip-rate.big-7b.k"]
     comp = np.mean([n[f"rel.{d}.mid-3b"] for d in ("consistency", "robustness", "fault-tolerance", "safety")])
@@ -119,11 +126,13 @@ def test_failures(trials: pd.DataFrame) -> None:
     n = _numbers("failures", trials)
     fails = trials[trials["outcome"] == "failure"]
     assert n["fail.n.failures"] == len(fails)
-    shares = sum(
-        n[f"fail.share.{c}"] for c in ("no-tool-call", "transport", "clock", "capability", "unclassified")
-    )
-    assert shares == pytest.approx(1.0)
-    assert n["fail.share.transport"] == pytest.approx((fails["failure_class"] == "transport").mean())
+    classes = ("no-tool-call", "unparsed-call", "transport", "clock", "capability", "unclassified")
+    assert sum(n[f"fail.share.{c}"] for c in classes) == pytest.approx(1.0)
+    instruct = fails[~fails["is_base"].astype(bool)]  # the pooled shares leave the base control out
+    assert n["fail.n.failures-instruct"] == len(instruct) < len(fails)
+    assert n["fail.share.transport"] == pytest.approx((instruct["failure_class"] == "transport").mean())
+    base = fails[fails["model"] == "base:1b"]
+    assert n["fail.share.transport.base-1b"] == pytest.approx((base["failure_class"] == "transport").mean())
     a, b = fails["failure_class"].fillna("-"), fails["failure_class_clock_first"].fillna("-")
     assert n["fail.n-changed"] == int((a != b).sum()) > 0
 

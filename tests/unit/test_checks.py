@@ -172,7 +172,9 @@ def test_a_side_effect_repeated_five_times_without_an_answer_fails() -> None:
     """COM-2 as qwen2.5-coder-1.5b ran it: the same notification five times, no answer."""
     notify = {"kind": "state", "tool": "email", "path": "sent", "exists": True}
     sent = [call("email", action="send", to="oncall@x.example", subject="s", body="b")] * 5
-    result = evaluate(task_with(notify), TrialView(final_answer=None, calls=sent, snapshot={"email": {"sent": [1]}}))
+    result = evaluate(
+        task_with(notify), TrialView(final_answer=None, calls=sent, snapshot={"email": {"sent": [1]}})
+    )
     failed = {c["kind"]: c["detail"] for c in result.criteria if not c["ok"]}
     assert not result.passed and set(failed) == {"answered", "side_effects"}
     once = TrialView(final_answer="Sent.", calls=sent[:1], snapshot={"email": {"sent": [1]}})
@@ -199,7 +201,9 @@ def test_a_side_effect_repeated_five_times_without_an_answer_fails() -> None:
 )
 def test_answer_number_with_a_unit_converts_durations(text: str, ok: bool) -> None:
     """MSR-3: "1 hour and 30 minutes" is 90 minutes."""
-    assert passed({"kind": "answer_number", "value": 90, "unit": "minutes", "abs_tol": 0.5}, answer(text)) is ok
+    assert (
+        passed({"kind": "answer_number", "value": 90, "unit": "minutes", "abs_tol": 0.5}, answer(text)) is ok
+    )
 
 
 def test_a_criterion_that_raises_is_an_error_naming_task_and_criterion(monkeypatch) -> None:

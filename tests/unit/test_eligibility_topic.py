@@ -155,8 +155,9 @@ def test_analyze_cli_reads_run_files(tmp_path: Path) -> None:
         path.write_text("\n".join(json.dumps(x) for x in [h, *run["items"]]) + "\n")
         files.append(str(path))
     out = tmp_path / "eligibility.json"
+    args = [a for f in files for a in ("--record", f)]
     result = CliRunner().invoke(
-        main, ["analyze", "eligibility", *files, "--baselines", str(base), "--out", str(out)]
+        main, ["analyze", "eligibility", *args, "--baselines", str(base), "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
@@ -164,7 +165,7 @@ def test_analyze_cli_reads_run_files(tmp_path: Path) -> None:
     assert any(
         n["key"] == f"{K}.m-b.terse.shipped.diagnosis" and n["value"] == "calibration" for n in doc["numbers"]
     )
-    missing = CliRunner().invoke(main, ["analyze", "eligibility", *files, "--out", str(out)])
+    missing = CliRunner().invoke(main, ["analyze", "eligibility", *args, "--out", str(out)])
     assert missing.exit_code != 0 and "needs --baselines" in missing.output
 
 

@@ -76,7 +76,8 @@ def _all_tex() -> str:
     return "\n".join(_strip_comments(p.read_text(encoding="utf-8")) for p in [PAPER / "main.tex", *SECTIONS])
 
 
-def test_every_included_figure_has_a_rule_and_every_figure_is_included() -> None:
+def test_every_included_figure_is_registered_and_every_figure_is_included() -> None:
+    """The figure rule is generated from the registry, so a registered figure has a rule."""
     from slmbench.figures import FIGURES
 
     included = set(
@@ -84,9 +85,7 @@ def test_every_included_figure_has_a_rule_and_every_figure_is_included() -> None
     )
     rules = (ROOT / "code/rules/figures.smk").read_text(encoding="utf-8")
     assert included, "no figures included"
-    for name in included:
-        assert re.search(rf"^rule fig_{name}:$", rules, re.M), f"no rule fig_{name} in figures.smk"
-        assert f'"figures/fig_{name}.pdf"' in rules
+    assert '"figures/fig_{name}.pdf"' in rules and "FIGURES" in rules
     assert set(FIGURES) == included, f"figures never shown in the paper: {sorted(set(FIGURES) - included)}"
 
 
@@ -95,9 +94,8 @@ def test_every_generated_table_has_a_rule() -> None:
 
     tables = set(re.findall(r"\\input\{generated/tab_([a-z_]+)\}", _all_tex()))
     rules = (ROOT / "code/rules/paper.smk").read_text(encoding="utf-8")
-    assert tables and tables <= set(TABLES)
-    for name in tables:
-        assert re.search(rf"^rule table_{name}:$", rules, re.M), f"no rule table_{name} in paper.smk"
+    assert tables and tables <= set(TABLES)  # the table rule is generated from TABLES
+    assert re.search(r"^rule table:$", rules, re.M) and '"paper/generated/tab_{name}.tex"' in rules
 
 
 def test_sections_are_input_by_main_and_listed_in_the_pdf_rule() -> None:

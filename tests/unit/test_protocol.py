@@ -29,7 +29,10 @@ TASK = parse_task(
             {"kind": "called", "tool": "calculator"},
             {"kind": "answer_number", "value": 391, "abs_tol": 0.5},
         ],
-        "solution": {"calls": [{"name": "calculator", "arguments": {"expression": "17*23"}}], "final_answer": "391"},
+        "solution": {
+            "calls": [{"name": "calculator", "arguments": {"expression": "17*23"}}],
+            "final_answer": "391",
+        },
         "wrong_solution": {"calls": [], "final_answer": "400"},
     }
 )
@@ -105,7 +108,9 @@ def test_the_final_answer_tool_ends_the_trial(tmp_path):
 
 def test_an_answer_inside_a_repeated_call_is_read_as_the_final_answer(tmp_path):
     """DA-1 as qwen2.5-coder-1.5b wrote it: the call again, with the result inside the JSON."""
-    with_result = "```json\n" + json.dumps({"name": "calculator", "arguments": CALC_ARGS, "result": 391}) + "\n```"
+    with_result = (
+        "```json\n" + json.dumps({"name": "calculator", "arguments": CALC_ARGS, "result": 391}) + "\n```"
+    )
     _, record = run([CALC, with_result], replace(LEGACY, answer_channel=True), tmp_path=tmp_path)
     (final,) = events(record, rec.FinalAnswerEvent)
     assert (final.channel, final.text, record.outcome) == ("answer_in_call", "391", "success")
@@ -152,7 +157,9 @@ def test_a_closing_turn_that_calls_a_tool_again_gives_no_answer(tmp_path):
 
 def test_canonical_history_sends_structured_calls_and_named_tool_messages(tmp_path):
     fenced = "```json\n" + json.dumps({"name": "calculator", "arguments": CALC_ARGS}) + "\n```"
-    backend, _ = run([fenced, "391"], replace(LEGACY, canonical_history=True), NativeScripted, tmp_path=tmp_path)
+    backend, _ = run(
+        [fenced, "391"], replace(LEGACY, canonical_history=True), NativeScripted, tmp_path=tmp_path
+    )
     assistant, tool = backend.requests[1][-2:]
     assert assistant["tool_calls"] == [
         {"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": CALC_ARGS}}

@@ -44,13 +44,19 @@ STATE_TASKS = ["SAF-1", "COM-2", "REL-SAF-2", "SAF-4"]
 
 @pytest.mark.parametrize("task_id", STATE_TASKS)
 @pytest.mark.parametrize("which", ["solution", "wrong_solution"])
-def test_rescoring_reproduces_the_run_time_verdict_from_the_record_and_from_a_replay(task_id, which, tmp_path):
+def test_rescoring_reproduces_the_run_time_verdict_from_the_record_and_from_a_replay(
+    task_id, which, tmp_path
+):
     task = task_index()[task_id]
     record = record_of(task, script(getattr(task, which)), tmp_path)
     stored = rescore_record(record)
     assert (stored.outcome, stored.check, stored.state_source) == (record.outcome, record.check, "record")
     replayed = rescore_record(without_state(record))
-    assert (replayed.outcome, replayed.check, replayed.state_source) == (record.outcome, record.check, "replay")
+    assert (replayed.outcome, replayed.check, replayed.state_source) == (
+        record.outcome,
+        record.check,
+        "replay",
+    )
 
 
 def test_a_replay_that_disagrees_with_the_record_keeps_the_written_check_and_says_so(tmp_path):

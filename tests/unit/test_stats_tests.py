@@ -5,7 +5,7 @@ import math
 import pytest
 from scipy.special import comb
 
-from slmbench.analysis.stats_tests import compare_to_leader, fisher_p, flip_binomial_p, mcnemar_p
+from slmbench.analysis.stats_tests import fisher_p, flip_binomial_p, mcnemar_p, pairwise_fisher
 
 
 def test_fisher_matches_r() -> None:
@@ -26,20 +26,29 @@ def _fisher_by_hand(k1: int, n1: int, k2: int, n2: int) -> float:
     return sum(prob(a) for a in range(lo, hi + 1) if prob(a) <= observed * (1 + 1e-7))
 
 
-def test_bh_adjustment_by_hand() -> None:
+def test_pairwise_bh_adjustment_by_hand() -> None:
+    """Every pair is tested (no model picked post hoc); BH adjusts across all of them."""
     counts = {"lead": (21, 31), "a": (8, 31), "b": (18, 31), "c": (11, 31)}
-    comps = {c.model: c for c in compare_to_leader(counts, "lead")}
-    ps = sorted((c.p, m) for m, c in comps.items())
+    comps = {(c.first, c.second): c for c in pairwise_fisher(counts)}
+    assert len(comps) == 6
+    ps = sorted((c.p, pair) for pair, c in comps.items())
     m = len(ps)
-    adj: dict[str, float] = {}
+    adj: dict[tuple[str, str], float] = {}
     running = 1.0
     for i in range(m - 1, -1, -1):
         running = min(running, ps[i][0] * m / (i + 1))
         adj[ps[i][1]] = running
-    for name, c in comps.items():
-        assert c.p_adj == pytest.approx(adj[name])
-    assert comps["a"].significant and not comps["b"].significant
-    assert comps["a"].cohens_h > 0
+    for pair, c in comps.items():
+        assert c.p_adj == pytest.approx(adj[pair])
+        assert c.p == pytest.approx(fisher_p(*counts[pair[0]], *counts[pair[1]]))
+    assert comps[("a", "lead")].significant and not comps[("b", "lead")].significant
+
+
+def test_cohens_h_is_undefined_where_it_says_nothing() -> None:
+    comps = pairwise_fisher({"x": (0, 31), "y": (0, 31), "z": (31, 31), "w": (31, 31)})
+    by_pair = {(c.first, c.second): c for c in comps}
+    assert math.isnan(by_pair[("x", "y")].cohens_h) and math.isnan(by_pair[("w", "z")].cohens_h)
+    assert by_pair[("x", "z")].cohens_h == pytest.approx(-math.pi)
 
 
 def test_flip_binomial_by_hand() -> None:

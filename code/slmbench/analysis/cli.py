@@ -27,7 +27,6 @@ OWN_INPUTS = ("eligibility",)
 
 @click.command("analyze")
 @click.argument("topic", type=click.Choice(TOPICS))
-@click.argument("records", nargs=-1, type=_EXISTING)
 @click.option("--trials", type=_EXISTING, default=None, help="trials.parquet (every topic but eligibility)")
 @click.option("--events", type=_EXISTING, default=None, help="events.parquet")
 @click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
@@ -36,10 +35,17 @@ OWN_INPUTS = ("eligibility",)
     "--baselines", type=_EXISTING, default=None, help="eligibility_baselines.json (topic eligibility)"
 )
 @click.option(
+    "--record",
+    "records",
+    multiple=True,
+    type=_EXISTING,
+    help="a raw eligibility run file, data/raw/eligibility/<config>/<task>_<prompt>.jsonl (topic eligibility)",
+)
+@click.option(
     "--second-pass",
     multiple=True,
     type=_EXISTING,
-    help="a blind second labelling pass, <data>/<task>/labels2.jsonl beside items.jsonl (topic eligibility)",
+    help="a blind second labelling pass, <data>/<task>/labels_second_pass.jsonl beside items.jsonl (topic eligibility)",
 )
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--seed", type=int, default=None, help="seed of every resampling")
@@ -50,12 +56,12 @@ OWN_INPUTS = ("eligibility",)
 @click.option("--margin", type=float, default=None, help="the stated margin of the eligibility rule")
 def analyze(
     topic: str,
-    records: tuple[Path, ...],
     trials: Path | None,
     events: Path | None,
     summary: Path | None,
     replay: Path | None,
     baselines: Path | None,
+    records: tuple[Path, ...],
     second_pass: tuple[Path, ...],
     out: Path,
     seed: int | None,
@@ -65,12 +71,12 @@ def analyze(
 ) -> None:
     """Compute TOPIC into a JSON file of numbers and tables.
 
-    Topics read the tidy tables (``--trials``); ``eligibility`` reads RECORDS (its raw run files) and
-    ``--baselines`` instead.
+    Topics read the tidy tables (``--trials``); ``eligibility`` reads its raw run files (``--record``, once per
+    file), ``--baselines`` and any ``--second-pass`` instead.
     """
     if topic in OWN_INPUTS:
         if baselines is None:
-            raise click.UsageError(f"topic {topic} needs --baselines (and its run files as RECORDS)")
+            raise click.UsageError(f"topic {topic} needs --baselines (and its run files as --record)")
     elif trials is None:
         raise click.UsageError(f"topic {topic} needs --trials")
     params: dict[str, Any] = {

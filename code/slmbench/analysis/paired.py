@@ -152,6 +152,8 @@ def comparison(
         nb.rate(f"{prefix}.boot.diff.lo", boot.lo, bprov),
         nb.rate(f"{prefix}.boot.diff.hi", boot.hi, bprov),
         nb.rate(f"{prefix}.boot.diff.kept", kept, bprov),
+        nb.count(f"{prefix}.boot.n-clusters", boot.n_clusters, bprov),
+        nb.count(f"{prefix}.boot.n-valid", boot.n_valid, bprov),
     ]
     table: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):

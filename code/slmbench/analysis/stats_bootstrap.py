@@ -22,6 +22,16 @@ class BootstrapResult:
     kept: float
     n_resamples: int
     n_valid: int
+    n_clusters: int = 0
+
+    @property
+    def computed(self) -> bool:
+        """False when there were too few clusters to resample (every field but ``estimate`` is nan)."""
+        return self.n_valid > 0
+
+
+MIN_CLUSTERS = 8
+"""Fewer clusters than this and a cluster bootstrap says little: it is not computed (reported as n/a)."""
 
 
 def cluster_bootstrap(
@@ -32,6 +42,7 @@ def cluster_bootstrap(
     n_resamples: int = 2000,
     seed: int = 0,
     alpha: float = ALPHA,
+    min_clusters: int = MIN_CLUSTERS,
 ) -> BootstrapResult:
     """Resample clusters with replacement and recompute ``statistic`` on the stacked rows.
 
@@ -42,15 +53,17 @@ def cluster_bootstrap(
         df: Rows, one column naming the cluster.
         statistic: Maps a frame to a number (``nan`` allowed; such resamples are dropped).
         cluster: The cluster column.
-        finding: Predicate on a resampled statistic; ``kept`` is the share of valid resamples where it holds.
+        finding: Predicate on a resampled statistic; ``kept`` is the share of ALL resamples where it holds
+            (a resample whose statistic is undefined does not keep the finding).
         n_resamples: Number of resamples.
         seed: Seed of the generator (results are bit-reproducible for a given seed).
         alpha: One minus the coverage of the percentile interval.
+        min_clusters: Below this many clusters nothing is resampled (interval and ``kept`` are nan).
     """
     estimate = float(statistic(df))
     names = sorted(df[cluster].unique())
-    if not names:
-        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0)
+    if len(names) < max(1, min_clusters):
+        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, len(names))
     codes = pd.Categorical(df[cluster], categories=names).codes
     members = [np.flatnonzero(codes == j) for j in range(len(names))]
     labels = np.asarray(names, dtype=object)
@@ -66,8 +79,8 @@ def cluster_bootstrap(
         if math.isfinite(value):
             values.append(value)
     if not values:
-        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0)
+        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, len(names))
     arr = np.asarray(values)
     lo, hi = np.quantile(arr, [alpha / 2, 1 - alpha / 2])
-    kept = float(np.mean([finding(v) for v in values])) if finding is not None else math.nan
-    return BootstrapResult(estimate, float(lo), float(hi), kept, n_resamples, len(values))
+    kept = sum(finding(v) for v in values) / n_resamples if finding is not None else math.nan
+    return BootstrapResult(estimate, float(lo), float(hi), kept, n_resamples, len(values), len(names))

@@ -1,7 +1,8 @@
-"""Hypothesis tests: Fisher exact against the leader (with Benjamini-Hochberg), flips, McNemar."""
+"""Hypothesis tests: pairwise Fisher exact (Benjamini-Hochberg across pairs), flips, McNemar."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -13,52 +14,45 @@ from statsmodels.stats.multitest import multipletests
 from slmbench.analysis.stats_rates import ALPHA, cohens_h
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """One model compared with the leader."""
-
-    model: str
-    p: float
-    p_adj: float
-    significant: bool
-    cohens_h: float
-
-
 def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided Fisher exact p-value of the 2x2 table of successes and failures of two samples."""
     table = [[k1, n1 - k1], [k2, n2 - k2]]
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
 
-def compare_to_leader(
-    counts: dict[str, tuple[int, int]], leader: str, alpha: float = ALPHA
-) -> list[Comparison]:
-    """Fisher exact test of every model against ``leader``, adjusted with Benjamini-Hochberg.
+@dataclass(frozen=True)
+class PairComparison:
+    """A two-sided Fisher exact test of two models' accuracies, BH-adjusted over all pairs."""
+
+    first: str
+    second: str
+    p: float
+    p_adj: float
+    significant: bool
+    cohens_h: float
+    """nan where it says nothing (both rates 0, or both 1)."""
+
+
+def pairwise_fisher(counts: dict[str, tuple[int, int]], alpha: float = ALPHA) -> list[PairComparison]:
+    """Every pair of models, Fisher exact, Benjamini-Hochberg across the pairs; no model is singled out.
 
     Args:
-        counts: Model -> ``(successes, trials)``; models with no trials are skipped.
-        leader: The model every other one is compared with.
+        counts: Model -> ``(successes, trials)`` of the models to compare (controls left out by the caller).
         alpha: False discovery rate.
-
-    Returns:
-        One comparison per other model, in sorted model order.
     """
-    k_l, n_l = counts[leader]
-    others = sorted(m for m, (_, n) in counts.items() if m != leader and n > 0)
-    if not others or n_l == 0:
+    models = sorted(m for m, (_, n) in counts.items() if n > 0)
+    pairs = list(itertools.combinations(models, 2))
+    if not pairs:
         return []
-    ps = [fisher_p(k_l, n_l, *counts[m]) for m in others]
+    ps = [fisher_p(*counts[a], *counts[b]) for a, b in pairs]
     reject, p_adj, _, _ = multipletests(ps, alpha=alpha, method="fdr_bh")
-    return [
-        Comparison(
-            model=m,
-            p=p,
-            p_adj=float(pa),
-            significant=bool(r),
-            cohens_h=cohens_h(k_l / n_l, counts[m][0] / counts[m][1]),
-        )
-        for m, p, pa, r in zip(others, ps, p_adj, reject, strict=True)
-    ]
+    out = []
+    for (a, b), p, pa, r in zip(pairs, ps, p_adj, reject, strict=True):
+        ra, rb = counts[a][0] / counts[a][1], counts[b][0] / counts[b][1]
+        degenerate = (ra == rb == 0.0) or (ra == rb == 1.0)
+        h = math.nan if degenerate else cohens_h(ra, rb)
+        out.append(PairComparison(a, b, p, float(pa), bool(r), h))
+    return out
 
 
 def flip_binomial_p(flips_down: int, flips_up: int) -> float:

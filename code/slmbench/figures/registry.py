@@ -13,30 +13,33 @@ from slmbench.analysis.topics.common import primary_only
 
 logger = logging.getLogger(__name__)
 
-FIGURES: tuple[str, ...] = (
-    "accuracy_vs_params",
-    "accuracy_vs_temperature",
-    "capability_vs_reliability",
-    "composite_reliability",
-    "composite_vs_params",
-    "latency_vs_accuracy",
-    "group_accuracy",
-    "perturbation_heatmap",
-    "fault_heatmap",
-    "reliability_bars",
-    "reliability_dimensions",
-    "radar",
-    "safety_breakdown",
-    "temperature_sensitivity",
-    "cost_vs_reliability",
-    "failure_classes",
-    "parser_modes",
-    "scaffold_comparison",
-    "context_cap",
-    "eligibility_margin_vs_size",
-    "eligibility_margin_vs_quant",
-    "cascade_cost_accuracy",
-)
+FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
+    "accuracy_vs_params": (),
+    "accuracy_vs_temperature": (),
+    "capability_vs_reliability": (),
+    "composite_reliability": ("reliability", "external"),
+    "composite_vs_params": ("reliability", "external"),
+    "latency_vs_accuracy": (),
+    "group_accuracy": (),
+    "perturbation_heatmap": (),
+    "fault_heatmap": (),
+    "reliability_bars": (),
+    "reliability_dimensions": (),
+    "radar": (),
+    "safety_breakdown": (),
+    "temperature_sensitivity": (),
+    "cost_vs_reliability": (),
+    "failure_classes": (),
+    "parser_modes": ("boundary",),
+    "scaffold_comparison": ("scaffold",),
+    "context_cap": ("context",),
+    "eligibility_margin_vs_size": ("eligibility",),
+    "eligibility_margin_vs_quant": ("eligibility",),
+    "cascade_cost_accuracy": ("eligibility",),
+}
+"""Every figure (module ``slmbench.figures.<name>``, file ``figures/fig_<name>.pdf``) and the analysis topics it
+reads. The figure rule is generated from this: adding a figure is one module and one entry here."""
+FIGURES: tuple[str, ...] = tuple(FIGURE_TOPICS)
 
 
 class UnknownFigureError(KeyError):

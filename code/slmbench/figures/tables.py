@@ -38,6 +38,7 @@ class TableSpec:
     base_key: str | None
     columns: tuple[Column, ...]
     caption: str
+    row_header: str = "Model"
 
 
 def _paired_columns(prefix: str, primary: str, other: str) -> tuple[Column, ...]:
@@ -60,11 +61,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Trials", "cap.acc.{m}.n"),
             Column("Accuracy", "cap.acc.{m}"),
             Column("95\\% CI", "cap.acc.{m}", interval=True),
-            Column("$p_{\\mathrm{BH}}$", "cap.fisher.padj.{m}"),
-            Column("Cohen's $h$", "cap.cohenh.{m}"),
         ),
-        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals, Fisher exact "
-        "tests against the leader (Benjamini--Hochberg adjusted) and Cohen's $h$. Base models (floor "
+        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. Base models (floor "
         "controls) are marked \\textsuperscript{b}.",
     ),
     "reliability": TableSpec(
@@ -89,25 +87,25 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Tasks", "ext.acc.{m}.n"),
             Column("Accuracy", "ext.acc.{m}"),
             Column("95\\% CI", "ext.acc.{m}", interval=True),
-            Column("$p_{\\mathrm{BH}}$", "ext.fisher.padj.{m}"),
-            Column("Cohen's $h$", "ext.cohenh.{m}"),
             Column("Composite (publ.)", "ext.rel.composite.{m}"),
         ),
         caption="The reproduced study, recomputed from its raw reports: capability accuracy at temperature 0 "
-        "with Wilson 95\\% intervals, Fisher exact tests against the leader (Benjamini--Hochberg adjusted), "
-        "Cohen's $h$, and the published composite reliability.",
+        "with Wilson 95\\% intervals and the published composite reliability.",
     ),
     "failures": TableSpec(
         topic="failures",
         base_key=None,
         columns=(
+            Column("Harm", "fail.harm.n.{m}"),
             Column("No tool call", "fail.share.no-tool-call.{m}"),
+            Column("Unparsed", "fail.share.unparsed-call.{m}"),
             Column("Transport", "fail.share.transport.{m}"),
             Column("Clock", "fail.share.clock.{m}"),
             Column("Capability", "fail.share.capability.{m}"),
         ),
-        caption="Failure classes per model in this study: share of failed trials in each class under the "
-        "default rule order.",
+        caption="Harm and failure classes per model in this study: trials in which a forbidden act was carried "
+        "out (Harm, counted before any class), and the share of failed trials in each class under the default "
+        "rule order.",
     ),
     "scaffold": TableSpec(
         topic="scaffold",
@@ -135,6 +133,43 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "smaller one (Small), paired task by task: accuracy with Wilson 95\\% intervals, the exact McNemar "
         "$p$, and the peak resident memory (MB) of the process under each window. Base models are marked "
         "\\textsuperscript{b}.",
+    ),
+    "protocol": TableSpec(
+        topic="protocol",
+        base_key=None,
+        columns=(
+            Column("Pairs", "proto.cmp.full.{m}.n.pairs"),
+            Column("Legacy", "proto.cmp.full.{m}.primary.acc"),
+            Column("Full", "proto.cmp.full.{m}.other.acc"),
+            Column("95\\% CI", "proto.cmp.full.{m}.other.acc", interval=True),
+            Column("Only full", "proto.cmp.full.{m}.n.only-other"),
+            Column("Only legacy", "proto.cmp.full.{m}.n.only-primary"),
+            Column("$p$", "proto.cmp.full.{m}.mcnemar.p"),
+            Column("Closing", "proto.attr.{m}.closing-passes"),
+        ),
+        caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
+        "(capability suite, $T=0$, first repeat): accuracy under each with the Wilson 95\\% interval of the "
+        "full protocol, trials that pass only under one of them, the exact McNemar $p$, and the passes under "
+        "the full protocol whose answer came only in the closing turn.",
+    ),
+    "protocol_ablation": TableSpec(
+        topic="protocol",
+        base_key=None,
+        row_header="Comparison",
+        columns=(
+            Column("Pairs", "proto.cmp.{m}.n.pairs"),
+            Column("Reference", "proto.cmp.{m}.primary.acc"),
+            Column("Condition", "proto.cmp.{m}.other.acc"),
+            Column("Only ref.", "proto.cmp.{m}.n.only-primary"),
+            Column("Only cond.", "proto.cmp.{m}.n.only-other"),
+            Column("Class changed", "proto.cmp.{m}.n.class-changed"),
+            Column("$p$", "proto.cmp.{m}.mcnemar.p"),
+        ),
+        caption="Every protocol comparison, pooled over the four models (capability suite, $T=0$, first "
+        "repeat): ``full'' is compared with the legacy protocol; each ``full-no-X'' (one condition switched "
+        "off) and each other limit is compared with the full protocol (the reference). Only ref./Only cond.: "
+        "pairs that pass under one side only; Class changed: pairs failing under both whose failure class "
+        "differs; $p$: exact McNemar.",
     ),
 }
 
@@ -197,7 +232,7 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
         f"\\label{{tab:{name}}}",
         "\\begin{tabular}{l" + "".join(c.align for c in spec.columns) + "}",
         "\\toprule",
-        " & ".join(["Model", *(c.header for c in spec.columns)]) + " \\\\",
+        " & ".join([spec.row_header, *(c.header for c in spec.columns)]) + " \\\\",
         "\\midrule",
     ]
     if not models:

@@ -22,8 +22,24 @@ TOPICS = (
     "boundary",
     "scaffold",
     "context",
+    "protocol",
     "eligibility",
 )
+TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
+    "external": ("trials", "summary"),
+    "capability": ("trials", "events"),
+    "reliability": ("trials", "events"),
+    "failures": ("trials", "events"),
+    "temperature": ("trials", "events"),
+    "boundary": ("trials", "events", "replay"),
+    "scaffold": ("trials",),
+    "context": ("trials",),
+    "protocol": ("trials",),
+    "eligibility": ("baselines", "record", "second_pass"),
+}
+"""What each topic reads (the ``slmbench analyze`` options); the analysis rule is generated from this."""
+assert set(TOPIC_INPUTS) == set(TOPICS)
+
 DEFAULT_PARAMS: dict[str, Any] = {"alpha": 0.05, "seed": 20260101, "n_boot": 1000, "margin": 0.05}
 
 Compute = Callable[[pd.DataFrame, pd.DataFrame | None, dict[str, Any]], TopicResult]

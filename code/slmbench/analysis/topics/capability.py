@@ -1,4 +1,4 @@
-"""Topic ``capability``: our study's accuracy per model and task group, leader tests, size, eligibility."""
+"""Topic ``capability``: our study's accuracy per model and task group, pairwise tests, size, the floor."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.topics import with_defaults
@@ -23,7 +24,7 @@ STUDY = "slmbench"
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Accuracy (overall and per group) with Wilson intervals, Fisher vs leader, size correlation, bootstrap.
+    """Accuracy (overall and per group) with Wilson intervals, pairwise Fisher tests, size correlation, bootstrap.
 
     Uses the lowest temperature present, so a temperature sweep does not mix into the headline.
     """
@@ -85,4 +86,11 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         )
         res.numbers.append(nb.flag(f"cap.eligible.{nb.slug(row['model'])}", ok, eprov))
     res.numbers.append(nb.count("cap.n.eligible", n_eligible, fprov))
+    n_instruct = sum(not row["is_base"] for row in rows)
+    phrase = (
+        phrases.floor_phrase(n_eligible, n_instruct, floor, margin)
+        if base_models
+        else "no base model was run"
+    )
+    res.numbers.append(nb.text("cap.phrase.floor", phrase, fprov))
     return res

@@ -1,4 +1,4 @@
-"""Building blocks shared by topics: model accuracy with leader tests, size correlations, temperature."""
+"""Building blocks shared by topics: model accuracy with pairwise tests, size correlations, temperature."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_corr import correlate
 from slmbench.analysis.stats_rates import newcombe_diff, wilson_interval
-from slmbench.analysis.stats_tests import compare_to_leader
+from slmbench.analysis.stats_tests import pairwise_fisher
 
 PKG = "slmbench.analysis"
+CONDITION_COLUMNS: tuple[str, ...] = ("protocol", "max_turns", "max_tokens")
+"""Harness conditions a paired comparison holds fixed on both sides (beside scaffold, parser mode, n_ctx)."""
 
 
 def primary_only(trials: pd.DataFrame) -> pd.DataFrame:
@@ -53,25 +56,27 @@ def model_info(df: pd.DataFrame) -> pd.DataFrame:
     return info
 
 
-def pick_leader(counts: dict[str, tuple[int, int]], exclude: set[str]) -> tuple[str | None, int]:
-    """The model with the highest rate (ties broken by name) and how many share that rate."""
-    rates = {m: k / n for m, (k, n) in counts.items() if n > 0 and m not in exclude}
-    if not rates:
-        return None, 0
-    top = max(rates.values())
-    tied = sorted(m for m, r in rates.items() if math.isclose(r, top))
-    return tied[0], len(tied)
+def top_model(
+    counts: dict[str, tuple[int, int]], exclude: set[str], min_gap: int = 2
+) -> tuple[str | None, float]:
+    """The model ahead of every other by at least ``min_gap`` tasks, or None; and the gap to the runner-up.
+
+    The gap is the difference in accuracy times the smaller trial count (in tasks). A tie, or a lead of one
+    task, names no top model: with tens of tasks per model a one-task lead is noise.
+    """
+    rates = sorted(
+        ((k / n, n, m) for m, (k, n) in counts.items() if n > 0 and m not in exclude), reverse=True
+    )
+    if len(rates) < 2:
+        return (rates[0][2] if rates else None), math.nan
+    (r1, n1, first), (r2, n2, _) = rates[0], rates[1]
+    gap = (r1 - r2) * min(n1, n2)
+    return (first if gap >= min_gap - 1e-9 else None), gap
 
 
 def _acc(df: pd.DataFrame) -> float:
     s = scored(df)
     return float(s["passed"].astype(bool).mean()) if len(s) else math.nan
-
-
-def _size_r(df: pd.DataFrame) -> float:
-    s = scored(df)
-    per = s.groupby("model").agg(acc=("passed", "mean"), params=("params_b", "first"))
-    return correlate(per["params"], per["acc"]).r
 
 
 def _mean_model_acc(df: pd.DataFrame) -> float:
@@ -82,7 +87,7 @@ def _mean_model_acc(df: pd.DataFrame) -> float:
 def accuracy_block(
     prefix: str, df: pd.DataFrame, selection: dict[str, Any], params: dict[str, Any]
 ) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Per-model accuracy with Wilson intervals, Fisher vs leader with BH and Cohen's h, size correlations.
+    """Per-model accuracy (Wilson), pairwise Fisher tests among non-base models (BH, Cohen's h), log-size correlations.
 
     Args:
         prefix: Key prefix (``ext`` or ``cap``).
@@ -116,80 +121,66 @@ def accuracy_block(
             }
         )
     base = {m for m in info.index if info.loc[m, "is_base"]}
-    leader, n_tied = pick_leader(counts, base)
-    lprov = nb.provenance(f"{PKG}.topics.common.pick_leader", selection, "model with the top accuracy")
+    instruct = {m: c for m, c in counts.items() if m not in base}
+    top, gap = top_model(counts, base)
+    tprov = nb.provenance(
+        f"{PKG}.topics.common.top_model", selection, "a model ahead of all others by 2+ tasks"
+    )
     out += [
-        nb.text(f"{prefix}.leader", leader or "n/a", lprov),
-        nb.count(f"{prefix}.leader.n-tied", n_tied, lprov),
+        nb.text(f"{prefix}.top", top or "none", tprov),
+        nb.stat(f"{prefix}.top.gap", gap, tprov, digits=0),
+        nb.text(f"{prefix}.phrase.top", phrases.top_phrase(top, gap, len(instruct)), tprov),
     ]
-    lead_rate = counts[leader][0] / counts[leader][1] if leader else math.nan
-    out.append(nb.rate(f"{prefix}.leader.acc", lead_rate, lprov))
-    comps = compare_to_leader(counts, leader, alpha) if leader else []
-    fn = f"{PKG}.stats_tests.compare_to_leader"
+    comps = pairwise_fisher(instruct, alpha)
+    fn = f"{PKG}.stats_tests.pairwise_fisher"
     for c in comps:
-        sel = {**selection, "model": [leader, c.model]}
-        prov = nb.provenance(fn, sel, f"Fisher exact test of {c.model} vs {leader}, BH-adjusted", alpha=alpha)
-        s = nb.slug(c.model)
+        sel = {**selection, "model": [c.first, c.second]}
+        prov = nb.provenance(
+            fn, sel, f"Fisher exact test of {c.first} vs {c.second}, BH over all pairs", alpha=alpha
+        )
+        key = f"{prefix}.pair.{nb.slug(c.first)}.{nb.slug(c.second)}"
         out += [
-            nb.pvalue(f"{prefix}.fisher.p.{s}", c.p, prov),
-            nb.pvalue(f"{prefix}.fisher.padj.{s}", c.p_adj, prov),
-            nb.flag(f"{prefix}.fisher.sig.{s}", c.significant, prov),
-            nb.stat(f"{prefix}.cohenh.{s}", c.cohens_h, prov),
+            nb.pvalue(f"{key}.p", c.p, prov),
+            nb.pvalue(f"{key}.padj", c.p_adj, prov),
+            nb.flag(f"{key}.sig", c.significant, prov),
+            nb.stat(f"{key}.h", c.cohens_h, prov),
         ]
-        for row in rows:
-            if row["model"] == c.model:
-                row.update(p=c.p, p_adj=c.p_adj, significant=c.significant, cohens_h=c.cohens_h)
-    prov = nb.provenance(fn, selection, "comparisons with the leader significant after BH", alpha=alpha)
-    out += [
-        nb.count(f"{prefix}.fisher.n-sig", sum(c.significant for c in comps), prov),
-        nb.count(f"{prefix}.fisher.n-tests", len(comps), prov),
-    ]
-    acc = {m: counts[m][0] / counts[m][1] for m in counts if counts[m][1] > 0}
-    out += correlation_numbers(
-        f"{prefix}.corr.params-acc", info["params_b"], acc, selection, "accuracy", alpha
-    )
-    out.append(nb.count(f"{prefix}.corr.n", len(acc), nb.provenance("len", selection, "models correlated")))
-    sc = scored(df)
-    fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
-    r_full = _size_r(sc) if len(sc) else math.nan
-    boot = cluster_bootstrap(
-        sc,
-        _size_r,
-        finding=lambda v: math.copysign(1, v) == math.copysign(1, r_full),
-        n_resamples=n_boot,
-        seed=seed,
-    )
     prov = nb.provenance(
-        fb, selection, "share of model resamples where size-accuracy r keeps its sign", seed=seed
+        fn, {**selection, "model": sorted(instruct)}, "pairs significant after BH", alpha=alpha
     )
-    out.append(
-        nb.rate(f"{prefix}.boot.corr-acc.kept", boot.kept if math.isfinite(r_full) else math.nan, prov)
-    )
+    n_sig = sum(c.significant for c in comps)
+    out += [
+        nb.count(f"{prefix}.pairs.n-sig", n_sig, prov),
+        nb.count(f"{prefix}.pairs.n-tests", len(comps), prov),
+        nb.text(f"{prefix}.phrase.pairs", phrases.pairs_phrase(n_sig, len(comps)), prov),
+    ]
+    acc = {m: c[0] / c[1] for m, c in instruct.items() if c[1] > 0}
+    sizes = info["params_b"].astype(float).apply(math.log10)
+    out += correlation_numbers(f"{prefix}.corr.logparams-acc", sizes, acc, selection, "accuracy", alpha)
+    cprov = nb.provenance("len", {**selection, "model": sorted(acc)}, "instruction-tuned models correlated")
+    out += [
+        nb.count(f"{prefix}.corr.n", len(acc), cprov),
+        nb.text(f"{prefix}.phrase.size", phrases.size_phrase(len(acc)), cprov),
+    ]
+    sc = scored(df[~df["model"].isin(base)])
+    fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
     boot = cluster_bootstrap(sc, _mean_model_acc, n_resamples=n_boot, seed=seed, alpha=alpha)
-    prov = nb.provenance(fb, selection, "mean accuracy over models, models resampled", seed=seed)
+    prov = nb.provenance(
+        fb, selection, "mean accuracy of instruction-tuned models, models resampled", seed=seed
+    )
     out += [
         nb.rate(f"{prefix}.boot.acc.mean{sfx}", v, prov) for sfx, v in _est(boot.estimate, boot.lo, boot.hi)
     ]
-    if leader:
-
-        def leader_top(part: pd.DataFrame) -> float:
-            """1 when the leader is strictly above every other non-base model (a tie does not keep it)."""
-            per = part.groupby("model")["passed"].mean()
-            others = per.drop([leader, *base], errors="ignore")
-            if others.empty:
-                return math.nan
-            return float(per.get(leader, -1.0) > others.max())
-
-        boot = cluster_bootstrap(
-            sc, leader_top, cluster="task_id", finding=lambda v: v == 1.0, n_resamples=n_boot, seed=seed
-        )
-        kept = boot.kept
-    else:
-        kept = math.nan
-    prov = nb.provenance(
-        fb, selection, "share of task resamples where the leader stays strictly on top", seed=seed
-    )
-    out.append(nb.rate(f"{prefix}.boot.leader.kept", kept, prov))
+    out += [
+        nb.count(f"{prefix}.boot.n-clusters", boot.n_clusters, prov),
+        nb.count(f"{prefix}.boot.n-valid", boot.n_valid, prov),
+        nb.count(f"{prefix}.boot.n-resamples", boot.n_resamples, prov),
+        nb.text(
+            f"{prefix}.phrase.boot",
+            phrases.bootstrap_phrase(boot.n_clusters, boot.n_valid, boot.n_resamples),
+            prov,
+        ),
+    ]
     return out, rows
 
 
@@ -281,8 +272,18 @@ def temperature_block(
                 row.update(diff=_float(d), diff_lo=_float(lo), diff_hi=_float(hi), n_shared=len(shared))
             rows.append(row)
     prov = nb.provenance("len", selection, "temperature sweep size")
+    per_model = sc.groupby("model")["temperature"].unique() if len(sc) else pd.Series(dtype=object)
+    swept = {str(m): sorted(float(t) for t in ts) for m, ts in per_model.items() if len(ts) > 1}
+    lowest = min(temps) if temps else math.nan
+    swept_tasks = sc[sc["model"].isin(list(swept)) & (sc["temperature"] != lowest)]["task_id"].nunique()
+    sprov = nb.provenance(
+        "len", {**selection, "model": sorted(swept)}, "models run at more than one temperature"
+    )
     out += [
         nb.count(f"{prefix}.n.models", sc["model"].nunique() if len(sc) else 0, prov),
         nb.count(f"{prefix}.n.temperatures", len(temps), prov),
+        nb.count(f"{prefix}.n.models-swept", len(swept), sprov),
+        nb.count(f"{prefix}.n.tasks-swept", int(swept_tasks), sprov),
+        nb.text(f"{prefix}.phrase.swept", phrases.sweep_phrase(swept), sprov),
     ]
     return out, rows

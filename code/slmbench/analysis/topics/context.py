@@ -17,7 +17,7 @@ from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.paired import PKG, comparison, paired
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import primary_rows
+from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
 
 STUDY = "slmbench"
 OVERFLOW = "context_overflow"
@@ -28,8 +28,9 @@ def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFram
     if primary.empty or "n_ctx" not in trials.columns:
         return trials.iloc[0:0], None
     ours = trials[(trials["study"] == STUDY) & ~trials["trial_id"].isin(primary["trial_id"])]
-    same = primary[["model", "scaffold", "parser_mode"]].drop_duplicates()
-    ours = ours.merge(same, on=["model", "scaffold", "parser_mode"], how="inner")
+    keys = [c for c in ("model", "scaffold", "parser_mode", *CONDITION_COLUMNS) if c in primary and c in ours]
+    same = primary[keys].drop_duplicates()
+    ours = ours.merge(same, on=keys, how="inner")
     ours = ours[ours["n_ctx"].notna()]
     if ours.empty:
         return ours, None

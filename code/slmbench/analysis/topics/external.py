@@ -26,7 +26,7 @@ DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Capability accuracy, leader tests, size correlations, reliability and temperature of the study.
+    """Capability accuracy, pairwise tests, size correlations, reliability and temperature of the study.
 
     ``params["summary"]`` (records of ``external_summary.parquet``) supplies the published composite.
     """

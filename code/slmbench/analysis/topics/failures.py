@@ -1,4 +1,4 @@
-"""Topic ``failures``: shares of failure classes per model under both rule orders, bootstrap by model."""
+"""Topic ``failures``: harm, then failure-class shares per model and pooled (instruct models), both rule orders."""
 
 from __future__ import annotations
 
@@ -9,55 +9,77 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows
 from slmbench.vocab import FAILURE_CLASSES
 
 STUDY = "slmbench"
+WILSON = f"{PKG}.stats_rates.wilson_interval"
 CLASSES = (*FAILURE_CLASSES, "unclassified")
 ORDERS = (("failure_class", "share"), ("failure_class_clock_first", "share-alt"))
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Failure-class shares (of failed, non-infra trials), pooled and per model, for both orders.
+    """Harm first, then failure-class shares (of failed, non-infra trials) per model and pooled over the
+    instruction-tuned models (the base control is reported per model only), under both rule orders.
 
     Failures without a class (a record that predates classification) count as ``unclassified``.
     """
     p = with_defaults(params)
+    alpha = p["alpha"]
     df, base_sel = primary_rows(trials, STUDY)
     fails = df[df["outcome"] == "failure"].copy()
     for column, _ in ORDERS:
         fails[column] = fails[column].fillna("unclassified")
+    base_models = sorted(df.loc[df["is_base"].fillna(False).astype(bool), "model"].unique())
+    pooled = fails[~fails["model"].isin(base_models)]
     sel: dict[str, Any] = {**base_sel, "outcome": "failure"}
+    psel: dict[str, Any] = {**sel, "is_base": False}
     res = TopicResult()
     prov = nb.provenance("len", base_sel, "trials and failures of our study")
     changed = int((fails["failure_class"] != fails["failure_class_clock_first"]).sum())
     res.numbers += [
         nb.count("fail.n.trials", len(df), prov),
         nb.count("fail.n.failures", len(fails), prov),
+        nb.count(
+            "fail.n.failures-instruct", len(pooled), nb.provenance("len", psel, "failures of instruct models")
+        ),
         nb.count("fail.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
         nb.count("fail.n.models", fails["model"].nunique(), prov),
         nb.count("fail.n-changed", changed, prov),
     ]
+    harm = df["harm"].fillna(False).astype(bool) if "harm" in df else pd.Series(False, index=df.index)
+    hprov = nb.provenance(
+        "sum", {**base_sel, "harm": True}, "trials in which a forbidden act was carried out"
+    )
+    res.numbers.append(nb.count("fail.harm.n", int(harm.sum()), hprov))
+    harm_rows = []
+    for model, part in df.groupby("model", sort=True):
+        n_harm = int(harm[part.index].sum())
+        res.numbers.append(
+            nb.count(
+                f"fail.harm.n.{nb.slug(model)}",
+                n_harm,
+                {**hprov, "selection": {**hprov["selection"], "model": model}},
+            )
+        )
+        harm_rows.append({"model": model, "harm": n_harm, "trials": len(part)})
+    res.tables["harm"] = harm_rows
     rows: list[dict[str, Any]] = []
-    fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
     for column, name in ORDERS:
         for cls in CLASSES:
-
-            def share(part: pd.DataFrame, column: str = column, cls: str = cls) -> float:
-                return float((part[column] == cls).mean()) if len(part) else math.nan
-
-            b = cluster_bootstrap(fails, share, n_resamples=p["n_boot"], seed=p["seed"], alpha=p["alpha"])
-            csel = {**sel, column: cls}
-            prov = nb.provenance(fb, sel, f"share of failures classed {cls} ({column}), models resampled")
             key = f"fail.{name}.{nb.slug(cls)}"
-            res.numbers += [
-                nb.rate(f"{key}{s}", v, prov) for s, v in (("", b.estimate), (".lo", b.lo), (".hi", b.hi))
-            ]
+            r = wilson_interval(int((pooled[column] == cls).sum()), len(pooled), alpha)
+            prov = nb.provenance(
+                WILSON, {**psel, column: cls}, f"share of instruct models' failures classed {cls}"
+            )
+            res.numbers += nb.rate_numbers(key, r, prov, counts=False)
             for model, part in fails.groupby("model", sort=True):
-                v = share(part)
-                mprov = nb.provenance("share", {**csel, "model": model}, f"share of {model}'s failures")
+                v = float((part[column] == cls).mean()) if len(part) else math.nan
+                mprov = nb.provenance(
+                    "share", {**sel, column: cls, "model": model}, f"share of {model}'s failures"
+                )
                 res.numbers.append(nb.rate(f"{key}.{nb.slug(model)}", v, mprov))
                 rows.append(
                     {"order": column, "class": cls, "model": model, "share": v, "n_failures": len(part)}

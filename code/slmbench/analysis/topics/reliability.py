@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -88,6 +87,9 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
             "variant": "original",
         }
         res.numbers += _flip_rate(f"rel.null.flip-rate.{s}", pairs, nsel, alpha)
+        res.numbers += _divergence(
+            f"rel.null.divergence.{s}", null_sc[null_sc["model"] == model], nsel, alpha
+        )
         res.numbers += _robustness(
             m[m["dimension"] == "robustness"], s, {**msel, "dimension": "robustness"}, alpha
         )
@@ -101,6 +103,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         rows.append(row)
     nsel = {**base_sel, "suite": ["null_control", "capability"], "variant": "original"}
     res.numbers += _flip_rate("rel.null.flip-rate", null_pairs, nsel, alpha)
+    res.numbers += _divergence("rel.null.divergence", null_sc, nsel, alpha)
     faults = sc[(sc["dimension"] == "fault_tolerance") & (sc["variant"] != "original")]
     for variant, part in faults.groupby("variant", sort=True):
         r = wilson_interval(int(part["passed"].sum()), len(part), alpha)
@@ -159,13 +162,35 @@ def _null_control(ours: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([null, cap], ignore_index=True)
 
 
+def _run_order(df: pd.DataFrame) -> pd.DataFrame:
+    """Runs of one prompt in the order they were made: the capability run before the null-control reruns."""
+    return df.assign(_rerun=df["suite"] != "capability").sort_values(["_rerun", "repeat"], kind="stable")
+
+
 def _repeat_pairs(cons: pd.DataFrame) -> list[tuple[bool, bool]]:
-    """Outcome pairs of two repeats of the same prompt (every pair of repeats per task and temperature)."""
-    pairs: list[tuple[bool, bool]] = []
-    for _, task in cons.sort_values("repeat").groupby(["task_id", "temperature"]):
-        outcomes = [bool(x) for x in task["passed"]]
-        pairs += list(combinations(outcomes, 2))
-    return pairs
+    """One outcome pair per task and temperature: its first two runs (pairs that share a run are not
+    independent, so the other pairs of a triple are left out)."""
+    return [(a, b) for a, b, _ in _first_two(cons)]
+
+
+def _first_two(df: pd.DataFrame) -> list[tuple[bool, bool, bool]]:
+    """(first passed, second passed, same transcript) of the first two runs of each task and temperature."""
+    out = []
+    for _, task in _run_order(df).groupby(["model", "task_id", "temperature"], sort=True):
+        if len(task) < 2:
+            continue
+        first, second = task.iloc[0], task.iloc[1]
+        same = "transcript_sha256" in task and first["transcript_sha256"] == second["transcript_sha256"]
+        out.append((bool(first["passed"]), bool(second["passed"]), bool(same)))
+    return out
+
+
+def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
+    """Share of null-control pairs whose transcripts differ (a rerun can differ when the outcome does not)."""
+    pairs = _first_two(df)
+    r = wilson_interval(sum(not same for _, _, same in pairs), len(pairs), alpha)
+    prov = nb.provenance(WILSON, sel, "pairs of identical prompts whose model outputs differ", alpha=alpha)
+    return nb.rate_numbers(key, r, prov)
 
 
 def _flip_rate(key: str, pairs: list[tuple[bool, bool]], sel: dict[str, Any], alpha: float) -> list[Number]:

@@ -14,7 +14,7 @@ import pandas as pd
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import comparison, paired
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import primary_rows
+from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
 
 STUDY = "slmbench"
 SCAFFOLDS: tuple[str, ...] = ("native", "react")
@@ -30,7 +30,7 @@ def scaffolds_of(primary: pd.DataFrame) -> tuple[str, str]:
 def other_rows(trials: pd.DataFrame, primary: pd.DataFrame, scaffold: str) -> pd.DataFrame:
     """Trials of the study in ``scaffold`` that share the primary rows' parser mode and context window."""
     ours = trials[(trials["study"] == STUDY) & (trials["scaffold"] == scaffold)]
-    same = ["parser_mode", "n_ctx"]
+    same = ["parser_mode", "n_ctx", *CONDITION_COLUMNS]
     keys = [c for c in same if c in ours.columns and c in primary.columns]
     if primary.empty:
         return ours.iloc[0:0]

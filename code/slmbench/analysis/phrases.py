@@ -1,0 +1,150 @@
+"""Sentence fragments the paper prints, chosen from the values they describe.
+
+A template sentence with numbers in it can be false for some values ("model(s)", "the leader", "clears the
+floor", an interval "0.0 % to 0.0 %"). Each function here returns the fragment that is true for its inputs;
+topics store it as a text number (``*.phrase.*``) and the paper prints it with ``\\res{}``. Every function is
+rendered for its edge values in ``tests/unit/test_phrases.py``. Fragments are LaTeX-escaped by ``nb.text``.
+"""
+
+from __future__ import annotations
+
+import math
+
+MIN_MODELS_FOR_CORRELATION = 5
+"""Below this many models a size correlation is reported in the number list but not interpreted."""
+
+_WORDS = {
+    0: "no",
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+}
+
+
+def count_word(n: int) -> str:
+    """``3`` -> ``three`` (numbers above nine as digits)."""
+    return _WORDS.get(n, str(n))
+
+
+def plural(n: int, singular: str, plural_form: str | None = None) -> str:
+    """``1 model``, ``2 models``, ``no models``."""
+    word = singular if n == 1 else (plural_form or singular + "s")
+    return f"{count_word(n)} {word}"
+
+
+def percent(value: float) -> str:
+    """``0.125`` -> ``12.5%`` (the caller escapes)."""
+    return "n/a" if not math.isfinite(value) else f"{100 * value:.1f}%"
+
+
+def top_phrase(top: str | None, gap: float, n_models: int) -> str:
+    """Which instruction-tuned model is ahead, if any is ahead by two tasks or more."""
+    if n_models == 0:
+        return "no instruction-tuned model was run"
+    if n_models == 1:
+        return "only one instruction-tuned model was run, so none can be ranked"
+    if top is None:
+        if math.isfinite(gap) and gap < 0.5:
+            return "no instruction-tuned model is ahead: the best share the top accuracy"
+        return "no instruction-tuned model is ahead by more than one task"
+    return f"{top} is ahead of every other instruction-tuned model by {gap:.0f} tasks or more"
+
+
+def pairs_phrase(n_sig: int, n_tests: int) -> str:
+    """How many pairwise differences between instruction-tuned models survive the BH correction."""
+    if n_tests == 0:
+        return "there is no pair of instruction-tuned models to compare"
+    if n_sig == 0:
+        if n_tests == 1:
+            return "the one pairwise difference is not significant"
+        return (
+            f"none of the {count_word(n_tests)} pairwise differences is significant after Benjamini--Hochberg"
+        )
+    if n_sig == n_tests:
+        if n_tests == 1:
+            return "the one pairwise difference is significant"
+        return f"all {count_word(n_tests)} pairwise differences are significant after Benjamini--Hochberg"
+    verb = "is" if n_sig == 1 else "are"
+    return f"{count_word(n_sig)} of the {count_word(n_tests)} pairwise differences {verb} significant after Benjamini--Hochberg"
+
+
+def size_phrase(n_models: int) -> str:
+    """Whether a size correlation over ``n_models`` instruction-tuned models is interpreted."""
+    if n_models < 3:
+        return f"with {plural(n_models, 'instruction-tuned model')} no size correlation can be computed"
+    if n_models < MIN_MODELS_FOR_CORRELATION:
+        return (
+            f"with {plural(n_models, 'instruction-tuned model')} a correlation of size and accuracy is "
+            "listed but not interpreted"
+        )
+    return f"across {plural(n_models, 'instruction-tuned model')} the correlation of log size and accuracy is"
+
+
+def bootstrap_phrase(n_clusters: int, n_valid: int, n_resamples: int) -> str:
+    """What the model-level bootstrap did."""
+    if n_valid == 0:
+        return (
+            f"with {plural(n_clusters, 'model')}, too few to resample, no model-level bootstrap interval is "
+            "reported"
+        )
+    if n_valid < n_resamples:
+        return f"{n_valid} of {n_resamples} model resamples gave a defined value"
+    return f"all {n_resamples} model resamples gave a defined value"
+
+
+def interval_phrase(lo: float, hi: float) -> str:
+    """``from 3.2% to 15.1%``, or what a degenerate interval means."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "with no interval"
+    if lo == hi:
+        return f"with an interval collapsed at {percent(lo)}"
+    return f"from {percent(lo)} to {percent(hi)}"
+
+
+def floor_phrase(n_clear: int, n_models: int, floor: float, margin: float) -> str:
+    """How many instruction-tuned models clear the base-model floor by the margin (at the interval's low end)."""
+    head = f"the base-model floor of {percent(floor)} plus a margin of {percent(margin)}"
+    if n_models == 0:
+        return "no instruction-tuned model was run"
+    if n_clear == 0:
+        return f"no instruction-tuned model clears {head} at the lower end of its interval"
+    if n_clear == n_models:
+        who = (
+            "the one instruction-tuned model clears"
+            if n_models == 1
+            else f"all {count_word(n_models)} instruction-tuned models clear"
+        )
+        return f"{who} {head} at the lower end of their interval"
+    verb = "clears" if n_clear == 1 else "clear"
+    return f"{count_word(n_clear)} of the {count_word(n_models)} instruction-tuned models {verb} {head} at the lower end of their interval"
+
+
+def change_phrase(only_first: int, only_second: int, p: float, first: str, second: str) -> str:
+    """What a paired comparison shows: which way trials moved and whether McNemar's test sees it."""
+    moved = only_first + only_second
+    if moved == 0:
+        return f"no paired trial changes outcome between {first} and {second}"
+    direction = f"{plural(only_second, 'trial')} pass only under {second} and {plural(only_first, 'trial')} only under {first}"
+    if not math.isfinite(p):
+        return direction
+    verdict = "a significant change" if p < 0.05 else "not a significant change"
+    return f"{direction} ({verdict}, exact McNemar p = {p:#.3g})"
+
+
+def _temps(values: list[float]) -> str:
+    text = [f"{t:g}" for t in values]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]
+
+
+def sweep_phrase(swept: dict[str, list[float]]) -> str:
+    """Which models were run at which temperatures (only models run at more than one)."""
+    if not swept:
+        return "no model was run at more than one temperature"
+    parts = [f"{model} at {_temps(temps)}" for model, temps in sorted(swept.items())]
+    return "; ".join(parts)

@@ -1,0 +1,240 @@
+"""Topic ``protocol``: how much of each model's failure is the harness protocol, and what remains.
+
+Conditions are named protocols (``config.yaml`` ``protocols``) and limits. Every comparison pairs trials task
+by task (``analysis.paired``) on the capability suite at the lowest temperature, repeat 0 unless both sides
+have more:
+- ``full`` against ``legacy`` (the first dataset's protocol): the headline ablation;
+- each leave-one-out protocol (``full-no-X``) against ``full``: what condition X does;
+- ``full`` with a larger turn limit or token cap against ``full``.
+For each: accuracy per side with Wilson intervals, exact McNemar per model and pooled, how many trials change
+outcome and how many failures change class. Then, under ``full``: how many passes came only through the closing
+turn (reported apart), pass@k and pass^k over the repeats, the transcript-level divergence of T=0 repeats,
+the temperature sweep, and the smallest accuracy difference the design can detect.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import pandas as pd
+from statsmodels.stats.power import NormalIndPower
+
+from slmbench.analysis import numbers as nb
+from slmbench.analysis.numbers import TopicResult
+from slmbench.analysis.paired import block, paired
+from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
+from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.common import PKG, scored
+from slmbench.vocab import STUDY_ID
+
+LEGACY = "legacy"
+FULL = "full"
+_WILSON = f"{PKG}.stats_rates.wilson_interval"
+
+
+def condition_rows(trials: pd.DataFrame, protocol: str, **limits: Any) -> pd.DataFrame:
+    """Capability trials of our study under one protocol, primary scaffold and parser mode, given limits.
+
+    ``limits`` (``max_turns``, ``max_tokens``) default to the most common value among the study's trials, so a
+    limit ablation is selected only when asked for.
+    """
+    ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
+    if ours.empty:
+        return ours
+    main = ours[ours["primary"].astype(bool)] if "primary" in ours else ours
+    for column in ("scaffold", "parser_mode"):
+        value = (main if len(main) else ours)[column].mode().iloc[0]
+        ours = ours[ours[column] == value]
+    ours = ours[(ours["protocol"] == protocol) & ours["n_ctx"].eq(ours["n_ctx"].max())]
+    for column in ("max_turns", "max_tokens"):
+        want = limits.get(column) or trials[column].dropna().mode().iloc[0]
+        ours = ours[ours[column] == want]
+    return ours[ours["temperature"] == trials["temperature"].min()]
+
+
+def _changed_class(pairs: pd.DataFrame) -> int:
+    both_failed = ~pairs["p_pass"] & ~pairs["o_pass"]
+    return int((both_failed & (pairs["failure_class_p"] != pairs["failure_class_o"])).sum())
+
+
+def _comparison_rows(trials: pd.DataFrame, protocols: list[str], limits: dict[str, list[int]]) -> list[Any]:
+    """(key, name, base rows, other rows) of every comparison with data on both sides."""
+    full = condition_rows(trials, FULL)
+    out = [("full", "full vs legacy", condition_rows(trials, LEGACY), full)]
+    for name in protocols:
+        if name.startswith(f"{FULL}-no-"):
+            out.append((nb.slug(name), f"{name} vs full", full, condition_rows(trials, name)))
+    for column, values in limits.items():
+        for value in values:
+            other = condition_rows(trials, FULL, **{column: value})
+            out.append((f"{nb.slug(column)}-{value}", f"{column}={value} vs full", full, other))
+    return [row for row in out if len(row[2]) and len(row[3])]
+
+
+def _limit_values(trials: pd.DataFrame) -> dict[str, list[int]]:
+    out = {}
+    for column in ("max_turns", "max_tokens"):
+        values = sorted(set(trials[column].dropna().astype(int)))
+        usual = int(trials[column].dropna().mode().iloc[0]) if values else None
+        out[column] = [v for v in values if v != usual]
+    return out
+
+
+def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
+    """Every paired comparison: pooled and per model, outcome changes and class changes."""
+    protocols = sorted(set(trials.loc[trials["study"] == STUDY_ID, "protocol"].dropna()))
+    table: list[dict[str, Any]] = []
+    for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
+        pairs = paired(base, other)
+        sel = {"study": STUDY_ID, "suite": "capability", "comparison": name}
+        prefix = f"proto.cmp.{key}"
+        nums, row = block(prefix, pairs, sel, name, alpha)
+        res.numbers += nums
+        prov = nb.provenance(
+            f"{PKG}.paired.paired", sel, f"paired trials whose failure class changed, {name}"
+        )
+        res.numbers.append(nb.count(f"{prefix}.n.class-changed", _changed_class(pairs), prov))
+        table.append(
+            {"comparison": name, "key": key, "model": "pooled", **row, "class_changed": _changed_class(pairs)}
+        )
+        for model, part in pairs.groupby("model", sort=True):
+            nums, row = block(f"{prefix}.{nb.slug(model)}", part, {**sel, "model": model}, name, alpha)
+            res.numbers += nums
+            table.append(
+                {"comparison": name, "key": key, "model": model, **row, "class_changed": _changed_class(part)}
+            )
+    res.tables["comparisons"] = table
+
+
+def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
+    """Per model: failures under legacy that pass under full (protocol), and the failures that remain."""
+    pairs = paired(condition_rows(trials, LEGACY), condition_rows(trials, FULL))
+    full = scored(condition_rows(trials, FULL))
+    rows: list[dict[str, Any]] = []
+    for model, part in pairs.groupby("model", sort=True):
+        sel = {"study": STUDY_ID, "suite": "capability", "protocol": [LEGACY, FULL], "model": model}
+        failed = part[~part["p_pass"]]
+        fixed = int(failed["o_pass"].sum())
+        r = wilson_interval(fixed, len(failed), alpha)
+        key = f"proto.attr.{nb.slug(model)}"
+        prov = nb.provenance(_WILSON, sel, "share of legacy failures that pass under the full protocol")
+        res.numbers += nb.rate_numbers(f"{key}.protocol-share", r, prov)
+        mine = full[full["model"] == model]
+        remaining = mine[~mine["passed"].astype(bool)]
+        row = {"model": model, "legacy_failures": len(failed), "fixed": fixed, "remaining": len(remaining)}
+        for cls, share in remaining["failure_class"].value_counts(normalize=True).items():
+            row[str(cls)] = float(share)
+        closing = int((mine["passed"].astype(bool) & mine["closing_answer"].astype(bool)).sum())
+        cprov = nb.provenance(
+            "count", {**sel, "protocol": FULL}, "passes whose answer came in the closing turn"
+        )
+        res.numbers.append(nb.count(f"{key}.closing-passes", closing, cprov))
+        row["closing_passes"] = closing
+        rows.append(row)
+    res.tables["attribution"] = rows
+
+
+def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
+    """Under full at every temperature: accuracy, pass@k, pass^k; at the lowest, transcript divergence."""
+    ours = trials[
+        (trials["study"] == STUDY_ID) & (trials["suite"] == "capability") & (trials["protocol"] == FULL)
+    ]
+    ours = scored(ours[ours["max_turns"] == ours["max_turns"].mode().iloc[0]]) if len(ours) else ours
+    rows: list[dict[str, Any]] = []
+    for (model, temp_value), part in ours.groupby(["model", "temperature"], sort=True):
+        temp = float(temp_value)  # type: ignore[arg-type]
+        sel = {
+            "study": STUDY_ID,
+            "suite": "capability",
+            "protocol": FULL,
+            "model": model,
+            "temperature": temp,
+        }
+        key = f"proto.rep.{nb.slug(model)}.{nb.temp_slug(temp)}"
+        r = wilson_interval(int(part["passed"].sum()), len(part), alpha)
+        res.numbers += nb.rate_numbers(
+            f"{key}.acc", r, nb.provenance(_WILSON, sel, "accuracy over all repeats")
+        )
+        per_task = part.groupby("task_id")["passed"].agg(["sum", "count"])
+        k = int(per_task["count"].min())
+        kprov = nb.provenance(f"{PKG}.stats_rates.pass_at_k", sel, "mean over tasks", k=k)
+        counts = list(zip(per_task["count"].astype(int), per_task["sum"].astype(int), strict=True))
+        at_k = sum(pass_at_k(n, c, k) for n, c in counts) / len(counts)
+        hat_k = sum(pass_hat_k(n, c, k) for n, c in counts) / len(counts)
+        res.numbers += [
+            nb.count(f"{key}.k", k, kprov),
+            nb.rate(f"{key}.pass-at-k", at_k, kprov),
+            nb.rate(f"{key}.pass-hat-k", hat_k, kprov),
+        ]
+        row = {"model": model, "temperature": temp, "k": k, "acc": r.rate, "lo": r.lo, "hi": r.hi}
+        row.update({"pass_at_k": at_k, "pass_hat_k": hat_k, "n": r.n})
+        if temp == trials["temperature"].min():
+            divergent = outcome_flips = n_pairs = 0
+            for _, task in part.groupby(["task_id", "variant"]):
+                ordered = task.sort_values("repeat")
+                runs = list(zip(ordered["transcript_sha256"], ordered["passed"].astype(bool), strict=True))
+                for (sha_a, pass_a), (sha_b, pass_b) in itertools.combinations(runs, 2):
+                    n_pairs += 1
+                    divergent += int(sha_a != sha_b)
+                    outcome_flips += int(pass_a != pass_b)
+            dprov = nb.provenance("count", sel, "pairs of T=0 repeats of one task with different transcripts")
+            res.numbers += [
+                nb.count(f"{key}.n.repeat-pairs", n_pairs, dprov),
+                nb.count(f"{key}.n.divergent", divergent, dprov),
+                nb.count(f"{key}.n.flips", outcome_flips, dprov),
+            ]
+            row.update({"repeat_pairs": n_pairs, "divergent": divergent, "flips": outcome_flips})
+        rows.append(row)
+    res.tables["repeats"] = rows
+
+
+def detectable_difference(n: int, baseline: float, alpha: float, power: float = 0.8) -> float:
+    """The smallest accuracy gain over ``baseline`` a two-sided test of two groups of ``n`` detects."""
+    if n < 2:
+        return math.nan
+    h = float(NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=alpha, power=power, ratio=1.0))
+    p2 = math.sin(math.asin(math.sqrt(baseline)) + h / 2) ** 2
+    return min(1.0, p2) - baseline
+
+
+def power(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
+    """Smallest detectable difference (80 % power) per model (n = its tasks x repeats) and pooled."""
+    full = scored(condition_rows(trials, FULL))
+    sel = {"study": STUDY_ID, "suite": "capability", "protocol": FULL}
+    for label, part in [("pooled", full), *((nb.slug(m), p) for m, p in full.groupby("model", sort=True))]:
+        base = float(part["passed"].mean()) if len(part) else math.nan
+        mdd = detectable_difference(len(part), base, alpha) if len(part) else math.nan
+        prov = nb.provenance(
+            "statsmodels.stats.power.NormalIndPower.solve_power",
+            sel,
+            "detectable gain over the observed rate",
+            alpha=alpha,
+            power=0.8,
+        )
+        res.numbers += [
+            nb.count(f"proto.power.{label}.n", len(part), prov),
+            nb.rate(f"proto.power.{label}.mdd", mdd, prov),
+        ]
+
+
+def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
+    """The protocol study's numbers and tables (see the module doc)."""
+    p = with_defaults(params)
+    res = TopicResult()
+    needed = {"protocol", "max_turns", "max_tokens", "transcript_sha256", "closing_answer"}
+    if not needed <= set(trials.columns) or not (trials["protocol"] == FULL).any():
+        prov = nb.provenance("len", {"study": STUDY_ID, "protocol": FULL}, "trials under the full protocol")
+        res.numbers.append(nb.count("proto.n.trials", 0, prov))
+        return res
+    ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
+    prov = nb.provenance("len", {"study": STUDY_ID, "suite": "capability"}, "capability trials per protocol")
+    res.numbers.append(nb.count("proto.n.trials", int((ours["protocol"] != LEGACY).sum()), prov))
+    res.numbers.append(nb.count("proto.n.protocols", ours["protocol"].nunique(), prov))
+    ablation(res, trials, p["alpha"])
+    attribution(res, trials, p["alpha"])
+    repeats(res, trials, p["alpha"])
+    power(res, trials, p["alpha"])
+    return res

@@ -1,0 +1,98 @@
+"""Every phrase the paper prints, rendered for its edge values: none may be false for its inputs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from slmbench.analysis import phrases as ph
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ((None, math.nan, 0), "no instruction-tuned model was run"),
+        (("m", math.nan, 1), "only one instruction-tuned model was run, so none can be ranked"),
+        ((None, 0.0, 3), "no instruction-tuned model is ahead: the best share the top accuracy"),
+        ((None, 1.0, 3), "no instruction-tuned model is ahead by more than one task"),
+        (("qwen", 2.0, 3), "qwen is ahead of every other instruction-tuned model by 2 tasks or more"),
+    ],
+)
+def test_top_phrase(args, expected):
+    assert ph.top_phrase(*args) == expected
+
+
+@pytest.mark.parametrize(
+    ("n_sig", "n_tests", "expected"),
+    [
+        (0, 0, "there is no pair of instruction-tuned models to compare"),
+        (0, 1, "the one pairwise difference is not significant"),
+        (1, 1, "the one pairwise difference is significant"),
+        (0, 3, "none of the three pairwise differences is significant after Benjamini--Hochberg"),
+        (1, 3, "one of the three pairwise differences is significant after Benjamini--Hochberg"),
+        (2, 3, "two of the three pairwise differences are significant after Benjamini--Hochberg"),
+        (3, 3, "all three pairwise differences are significant after Benjamini--Hochberg"),
+    ],
+)
+def test_pairs_phrase(n_sig, n_tests, expected):
+    assert ph.pairs_phrase(n_sig, n_tests) == expected
+
+
+def test_size_phrase_never_interprets_a_correlation_of_few_models():
+    assert ph.size_phrase(1) == "with one instruction-tuned model no size correlation can be computed"
+    assert "not interpreted" in ph.size_phrase(3) and "three instruction-tuned models" in ph.size_phrase(3)
+    assert "not interpreted" in ph.size_phrase(4)
+    assert ph.size_phrase(9).startswith("across nine instruction-tuned models")
+
+
+def test_bootstrap_phrase():
+    assert ph.bootstrap_phrase(4, 0, 2000).startswith("with four models, too few to resample")
+    assert ph.bootstrap_phrase(1, 0, 2000).startswith("with one model, too few")
+    assert ph.bootstrap_phrase(9, 1750, 2000) == "1750 of 2000 model resamples gave a defined value"
+    assert ph.bootstrap_phrase(9, 2000, 2000) == "all 2000 model resamples gave a defined value"
+
+
+def test_interval_phrase_says_what_a_degenerate_interval_is():
+    assert ph.interval_phrase(0.0, 0.0) == "with an interval collapsed at 0.0%"
+    assert ph.interval_phrase(0.0, 0.112) == "from 0.0% to 11.2%"
+    assert ph.interval_phrase(math.nan, 0.1) == "with no interval"
+
+
+@pytest.mark.parametrize(
+    ("n_clear", "n_models", "start"),
+    [
+        (0, 0, "no instruction-tuned model was run"),
+        (0, 3, "no instruction-tuned model clears the base-model floor of 3.2% plus a margin of 5.0%"),
+        (1, 1, "the one instruction-tuned model clears"),
+        (1, 3, "one of the three instruction-tuned models clears"),
+        (2, 3, "two of the three instruction-tuned models clear"),
+        (3, 3, "all three instruction-tuned models clear"),
+    ],
+)
+def test_floor_phrase(n_clear, n_models, start):
+    assert ph.floor_phrase(n_clear, n_models, 0.032, 0.05).startswith(start)
+
+
+def test_change_phrase():
+    assert ph.change_phrase(0, 0, math.nan, "legacy", "full") == (
+        "no paired trial changes outcome between legacy and full"
+    )
+    one = ph.change_phrase(0, 1, 1.0, "legacy", "full")
+    assert one.startswith("one trial pass only under full and no trials only under legacy")
+    assert "not a significant change, exact McNemar p = 1.00" in one
+    many = ph.change_phrase(2, 20, 0.0001, "legacy", "full")
+    assert (
+        "twenty" not in many and "20 trials pass only under full" in many and "(a significant change" in many
+    )
+
+
+def test_plural_and_count_words():
+    assert ph.plural(0, "model") == "no models" and ph.plural(1, "model") == "one model"
+    assert ph.plural(12, "task") == "12 tasks"
+
+
+def test_sweep_phrase_names_each_model_and_its_temperatures():
+    assert ph.sweep_phrase({}) == "no model was run at more than one temperature"
+    text = ph.sweep_phrase({"qwen2.5:7b": [0.0, 0.3, 0.7, 1.0], "mistral:7b": [0.3, 0.7]})
+    assert text == "mistral:7b at 0.3 and 0.7; qwen2.5:7b at 0, 0.3, 0.7 and 1"
