@@ -3,8 +3,9 @@
 The prompt is rendered once with a sentinel in place of the item (the model's chat template, or the plain
 format for base models) and cut there: the **prefix** (template start and instructions) is evaluated once
 per run, and for each item only the **suffix** (the item and the template's tail up to the assistant's turn)
-is evaluated after truncating the KV cache back to the prefix. Only the last position's logits are read;
-``logits_all`` is never set.
+is evaluated after truncating the KV cache back to the prefix. Prefix and suffix are tokenised separately (the
+cut falls after the instructions' blank line), the same way for cached and uncached scoring. Only the last
+position's logits are read; ``logits_all`` is never set.
 
 Scoring rule (one rule for every task): a candidate's score is the log-likelihood of its whole token sequence
 as the answer, ``sum_i log p(t_i | prompt, t_<i)``. The candidates' token sequences form a trie, walked depth
