@@ -46,6 +46,27 @@ rule positive_control:
         "slmbench control --out {output} > {log} 2>&1"
 
 
+rule eligibility_baselines:
+    """The eligibility study's non-LLM baselines: a prediction for every item of every task (no model)."""
+    input:
+        item_files=expand("data/eligibility/{task}/items.jsonl", task=ELIGIBILITY_TASKS),
+        bfcl=[
+            "data/external/bfcl_v4_multiple/BFCL_v4_multiple.json",
+            "data/external/bfcl_v4_multiple/possible_answer/BFCL_v4_multiple.json",
+        ],
+        config="config.yaml",
+    output:
+        str(BASELINES),
+    params:
+        data=elig_data_dir,
+        bfcl=elig_bfcl_dir,
+    log:
+        "logs/eligibility/baselines.log",
+    shell:
+        "slmbench eligibility baselines --config {input.config} --data-dir {params.data}"
+        " --bfcl-dir {params.bfcl} --out {output} > {log} 2>&1"
+
+
 rule macros:
     input:
         manifest="data/processed/manifest.json",

@@ -1,11 +1,14 @@
 # Shared definitions: the validated config and the shard plan.
+import re
 import sys
 from pathlib import Path
 
 from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
 from slmbench.config import parse_config
+from slmbench.eligibility.layout import BASELINES, RAW_DIR, config_id, run_path, variant_path
 from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
 from slmbench.figures.tables import TABLES
+from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
 
 STUDY = parse_config(config)
 # Rules write `slmbench ...`; this shell function runs it with the interpreter that runs Snakemake, so a rule
@@ -67,6 +70,51 @@ def recorded_shards(wildcards):
     return sorted(str(p) for p in Path(RAW).rglob("*.jsonl"))
 
 
+# Eligibility study (code/rules/eligibility.smk): configurations, planned runs, variants, input functions.
+ELIG_DATA = "data/eligibility"
+ELIG_BFCL = "data/external/bfcl_v4_multiple"
+ELIG_CONFIGS = {
+    config_id(model, quant): (model, quant)
+    for model, quant in [(m, SHIPPED) for m in STUDY.eligibility_models()] + STUDY.eligibility_variants()
+}
+ELIG_RUNS = [str(run_path(*run)) for run in STUDY.eligibility_runs()]
+ELIG_VARIANTS = [str(variant_path(model, qtype)) for model, qtype in STUDY.eligibility_variants()]
+ELIG_MARGIN = STUDY.eligibility.margin if STUDY.eligibility else 0.05
+
+
+def elig_variant_weights(wildcards):
+    """The requantised GGUF a configuration loads (none for a shipped file: it is verified in the cache)."""
+    model, quant = ELIG_CONFIGS[wildcards.config]
+    return [] if quant == SHIPPED else [str(variant_path(model, quant))]
+
+
+def elig_run_args(wildcards):
+    """`slmbench eligibility run` options naming the configuration's model and weights."""
+    model, quant = ELIG_CONFIGS[wildcards.config]
+    args = f"--model {model} --quant {quant}"
+    return args if quant == SHIPPED else args + f" --weights {variant_path(model, quant)}"
+
+
+def elig_data_dir(wildcards, input):
+    """The folder of the task folders (from the baselines rule's item files)."""
+    return str(Path(input.item_files[0]).parent.parent)
+
+
+def elig_bfcl_dir(wildcards, input):
+    """The BFCL folder (from the baselines rule's question file)."""
+    return str(Path(input.bfcl[0]).parent)
+
+
+def elig_recorded_runs(wildcards):
+    """The eligibility runs already recorded (the analysis never triggers model runs)."""
+    return sorted(str(p) for p in RAW_DIR.rglob("*.jsonl"))
+
+
+def elig_second_passes(wildcards):
+    """The blind second labelling passes recorded (``data/eligibility/<task>/labels_second_pass.jsonl``)."""
+    return sorted(str(p) for p in Path(ELIG_DATA).glob("*/labels_second_pass.jsonl"))
+
+
 # Analysis and figure inputs, generated from the topic and figure registries.
 ANALYSIS_SEED = config.get("seed", 20260101)
 ANALYSIS_N_BOOT = config.get("bootstrap_resamples", 1000)
@@ -77,19 +125,37 @@ ANALYSIS_INPUTS = {
     "summary": f"{PROCESSED}/external_summary.parquet",
     "replay": f"{PROCESSED}/replay_strict.json",
     "control": f"{PROCESSED}/control.json",
+    "baselines": str(BASELINES),
+    "record": elig_recorded_runs,
+    "second_pass": elig_second_passes,
 }
+"""Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
+paths (one option per file)."""
+TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN}"}
+"""Topic parameters from the study configuration, beyond seed, resamples and alpha."""
 
 
 def topic_inputs(wildcards):
-    """The tables a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name."""
-    return {name: ANALYSIS_INPUTS[name] for name in TOPIC_INPUTS[wildcards.topic]}
+    """The files a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name."""
+    return {
+        name: value(wildcards) if callable(value) else value
+        for name, value in ((n, ANALYSIS_INPUTS[n]) for n in TOPIC_INPUTS[wildcards.topic])
+    }
 
 
 def topic_options(wildcards, input):
-    """``--trials ... --events ...``: one option per input of the topic."""
-    return " ".join(f"--{name} {path}" for name, path in input.items())
+    """``--trials ... --events ...``: one option per input file of the topic, then its configured options."""
+    options = [
+        f"--{name.replace('_', '-')} {path}"
+        for name, value in input.items()
+        for path in ([value] if isinstance(value, str) else value)
+    ]
+    return " ".join([*options, TOPIC_OPTIONS.get(wildcards.topic, "")]).strip()
 
 
+def table_topic(wildcards):
+    """The topic JSON a table reads (its spec's topic, which need not share the table's name)."""
+    return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"
 
 
 def figure_inputs(wildcards):
@@ -106,7 +172,3 @@ def figure_topic_options(wildcards, input):
     """``--topic <json>`` for each topic the figure reads."""
     return " ".join(f"--topic {path}" for name, path in input.items() if name.startswith("topic_"))
 
-
-def table_topic(wildcards):
-    """The analysis topic JSON a table reads (``TABLES[name].topic``)."""
-    return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"

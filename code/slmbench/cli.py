@@ -24,6 +24,7 @@ _COMMANDS: dict[str, str] = {
     "figure": "slmbench.figures.cli:figure",
     "table": "slmbench.figures.cli:table",
     "appendix": "slmbench.figures.appendix:appendix",
+    "eligibility": "slmbench.eligibility.cli:eligibility",
 }
 
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, EligibilityTask, PromptStyle, RequantType
+
 if TYPE_CHECKING:
     from slmbench.harness.protocol import ProtocolConditions
 
@@ -119,6 +121,26 @@ class ProtocolStudy(BaseModel):
     suites: list[Suite] = Field(default_factory=_capability_only)
 
 
+def _all_tasks() -> list[EligibilityTask]:
+    return list(ELIGIBILITY_TASKS)
+
+
+def _all_prompts() -> list[PromptStyle]:
+    return list(PROMPT_STYLES)
+
+
+class EligibilityPlan(BaseModel):
+    """The eligibility study: which models, tasks and prompts are scored, and which requantised variants."""
+
+    model_config = ConfigDict(extra="forbid")
+    tasks: list[EligibilityTask] = Field(default_factory=_all_tasks, min_length=1)
+    prompts: list[PromptStyle] = Field(default_factory=_all_prompts, min_length=1)
+    models: list[str] = Field(default_factory=list, description="empty: every embedded model")
+    requantise: list[RequantType] = Field(default_factory=list, description="llama.cpp types of the variants")
+    requantise_models: list[str] = Field(default_factory=list, description="empty: the same models")
+    margin: float = Field(default=0.05, ge=0, lt=1, description="the stated margin over the baseline")
+
+
 class StudyConfig(BaseModel):
     """The whole config.yaml."""
 
@@ -148,6 +170,7 @@ class StudyConfig(BaseModel):
     )
     protocol: str = Field(default="legacy", description="the primary protocol (a name in `protocols`)")
     protocol_study: ProtocolStudy | None = None
+    eligibility: EligibilityPlan | None = None
 
     @model_validator(mode="after")
     def _comparison_differs(self) -> StudyConfig:
@@ -230,6 +253,40 @@ class StudyConfig(BaseModel):
             for n_ctx in self.context_comparison.n_ctx
             if n_ctx != spec.n_ctx
         ]
+
+    @model_validator(mode="after")
+    def _eligibility_models_known(self) -> StudyConfig:
+        plan = self.eligibility
+        if plan is None:
+            return self
+        for where, names in (("models", plan.models), ("requantise_models", plan.requantise_models)):
+            for name in names:
+                spec = self.models.get(name)
+                if spec is None or spec.weights is None:
+                    raise ValueError(f"eligibility.{where}: {name!r} is not a configured embedded model")
+        return self
+
+    def eligibility_models(self) -> list[str]:
+        """The models of the eligibility study (default: every model with embedded weights)."""
+        if self.eligibility is None:
+            return []
+        return self.eligibility.models or [m for m, spec in self.models.items() if spec.weights is not None]
+
+    def eligibility_variants(self) -> list[tuple[str, str]]:
+        """(model, llama.cpp type) of every requantised variant of the eligibility study."""
+        plan = self.eligibility
+        if plan is None:
+            return []
+        models = plan.requantise_models or self.eligibility_models()
+        return [(model, qtype) for model in models for qtype in plan.requantise]
+
+    def eligibility_runs(self) -> list[tuple[str, str, str, str]]:
+        """(model, quantisation tag, task, prompt) of every planned eligibility run (``shipped`` first)."""
+        plan = self.eligibility
+        if plan is None:
+            return []
+        configs = [(m, "shipped") for m in self.eligibility_models()] + self.eligibility_variants()
+        return [(m, q, t, p) for m, q in configs for t in plan.tasks for p in plan.prompts]
 
 
 def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConfig:

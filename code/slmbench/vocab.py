@@ -21,3 +21,28 @@ Outcome = Literal["success", "failure", "infra_error"]
 
 AnswerChannel = Literal["text", "final_answer_tool", "answer_in_call", "closing_turn"]
 """How a final answer reached the harness (the last three exist under protocol conditions only)."""
+
+EligibilityTask = Literal["command_approval", "memory_write", "tool_selection", "reranking"]
+ELIGIBILITY_TASKS: tuple[EligibilityTask, ...] = get_args(EligibilityTask)
+"""The side-tasks of the eligibility study (``slmbench.eligibility``)."""
+
+BINARY_TASKS: tuple[EligibilityTask, ...] = ("command_approval", "memory_write")
+"""Eligibility tasks with two labels; the others choose among per-item candidates."""
+
+Split = Literal["calibration", "test"]
+SPLITS: tuple[Split, ...] = get_args(Split)
+
+PromptStyle = Literal["terse", "rubric", "fewshot"]
+PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
+"""Prompt formulations of the eligibility study (``slmbench.eligibility.prompts``)."""
+
+SHIPPED = "shipped"
+"""The quantisation tag of a model's shipped GGUF (requantised variants carry their llama.cpp type name)."""
+
+Diagnosis = Literal["eligible", "calibration", "capability"]
+DIAGNOSES: tuple[Diagnosis, ...] = get_args(Diagnosis)
+"""Why a configuration is or is not eligible: eligible as scored; a tuned threshold makes it eligible; neither."""
+
+RequantType = Literal["Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0"]
+REQUANT_TYPES: tuple[RequantType, ...] = get_args(RequantType)
+"""llama.cpp types a shipped GGUF may be requantised to (``LLAMA_FTYPE_MOSTLY_<type>``)."""

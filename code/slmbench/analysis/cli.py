@@ -21,39 +21,80 @@ _PATH = click.Path(path_type=Path)
 _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
+OWN_INPUTS = ("eligibility",)
+"""Topics that read their own input files instead of the trials table."""
+
+
 @click.command("analyze")
 @click.argument("topic", type=click.Choice(TOPICS))
-@click.option("--trials", type=_EXISTING, required=True, help="trials.parquet")
+@click.option("--trials", type=_EXISTING, default=None, help="trials.parquet (every topic but eligibility)")
 @click.option("--events", type=_EXISTING, default=None, help="events.parquet")
 @click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
 @click.option("--replay", type=_EXISTING, default=None, help="strict-mode replay JSON (topic boundary)")
 @click.option("--control", type=_EXISTING, default=None, help="positive-control JSON (topic capability)")
+@click.option(
+    "--baselines", type=_EXISTING, default=None, help="eligibility_baselines.json (topic eligibility)"
+)
+@click.option(
+    "--record",
+    "records",
+    multiple=True,
+    type=_EXISTING,
+    help="a raw eligibility run file, data/raw/eligibility/<config>/<task>_<prompt>.jsonl (topic eligibility)",
+)
+@click.option(
+    "--second-pass",
+    multiple=True,
+    type=_EXISTING,
+    help="a blind second labelling pass, <data>/<task>/labels_second_pass.jsonl beside items.jsonl (topic eligibility)",
+)
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--seed", type=int, default=None, help="seed of every resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
 @click.option(
     "--alpha", type=float, default=None, help="one minus the confidence level; false discovery rate"
 )
+@click.option("--margin", type=float, default=None, help="the stated margin of the eligibility rule")
 def analyze(
     topic: str,
-    trials: Path,
+    trials: Path | None,
     events: Path | None,
     summary: Path | None,
     replay: Path | None,
     control: Path | None,
+    baselines: Path | None,
+    records: tuple[Path, ...],
+    second_pass: tuple[Path, ...],
     out: Path,
     seed: int | None,
     n_boot: int | None,
     alpha: float | None,
+    margin: float | None,
 ) -> None:
-    """Compute TOPIC from the tidy tables into a JSON file of numbers and tables."""
-    params = {
+    """Compute TOPIC into a JSON file of numbers and tables.
+
+    Topics read the tidy tables (``--trials``); ``eligibility`` reads its raw run files (``--record``, once per
+    file), ``--baselines`` and any ``--second-pass`` instead.
+    """
+    if topic in OWN_INPUTS:
+        if baselines is None:
+            raise click.UsageError(f"topic {topic} needs --baselines (and its run files as --record)")
+    elif trials is None:
+        raise click.UsageError(f"topic {topic} needs --trials")
+    params: dict[str, Any] = {
         "seed": seed,
         "n_boot": n_boot,
         "alpha": alpha,
+        "margin": margin,
         "replay": str(replay) if replay else None,
         "control": str(control) if control else None,
     }
+    if topic in OWN_INPUTS:
+        params.update(
+            records=[str(p) for p in records],
+            baselines=str(baselines),
+            second_pass=[str(p) for p in second_pass],
+        )
     doc = run_topic(topic, trials, events, params, summary)
     write_atomic(out, dump_json(doc))
     click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")
@@ -166,9 +207,14 @@ def verify(
         for name in names:
             params = dict(recorded.get(name, {}).get("params", {}))
             params.pop("summary", None)
+            params.pop("input_sha256", None)
             ev = events if events is not None and events.exists() else None
             doc = run_topic(
-                name, trials, ev, params, summary if name == "external" and summary.exists() else None
+                name,
+                None if name in OWN_INPUTS else trials,
+                ev,
+                params,
+                summary if name == "external" and summary.exists() else None,
             )
             write_atomic(Path(tmp) / f"{name}.json", dump_json(doc))
             fresh.update(

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.topics import get_topic, with_defaults
+from slmbench.analysis.topics import get_loader, get_topic, with_defaults
 
 
 def json_safe(obj: Any) -> Any:
@@ -47,16 +47,24 @@ def dump_json(obj: Any) -> str:
 
 
 def run_topic(
-    topic: str, trials_path: Path, events_path: Path | None, params: dict[str, Any], summary_path: Path | None
+    topic: str,
+    trials_path: Path | None,
+    events_path: Path | None,
+    params: dict[str, Any],
+    summary_path: Path | None,
 ) -> dict[str, Any]:
-    """Compute one topic from the tidy tables and return its JSON document."""
-    trials = pd.read_parquet(trials_path)
+    """Compute one topic from the tidy tables (or its own inputs) and return its JSON document."""
+    trials = pd.read_parquet(trials_path) if trials_path is not None else pd.DataFrame()
     events = pd.read_parquet(events_path) if events_path is not None else None
     full = with_defaults(params)
     recorded = dict(full)
     if summary_path is not None:
         full["summary"] = pd.read_parquet(summary_path).to_dict("records")
         recorded["summary"] = str(summary_path)
+    loader = get_loader(topic)
+    if loader is not None:
+        full, read = loader(full)
+        recorded.update(read)
     result: TopicResult = get_topic(topic)(trials, events, full)
     return {
         "topic": topic,

@@ -20,7 +20,11 @@ logger = logging.getLogger(__name__)
 @click.command("figure")
 @click.argument("name")
 @click.option(
-    "--trials", "trials_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True
+    "--trials",
+    "trials_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="trials.parquet (figures that draw only from a topic, such as the eligibility ones, need none)",
 )
 @click.option(
     "--analysis-dir",
@@ -38,13 +42,14 @@ logger = logging.getLogger(__name__)
 )
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 def figure(
-    name: str, trials_path: Path, analysis_dir: Path, topic_paths: tuple[Path, ...], out: Path
+    name: str, trials_path: Path | None, analysis_dir: Path, topic_paths: tuple[Path, ...], out: Path
 ) -> None:
-    """Draw figure NAME from the tidy trials table into a PDF."""
+    """Draw figure NAME from the tidy trials table and the analysis topics into a PDF."""
     if name not in FIGURES:
         raise click.BadParameter(str(UnknownFigureError(name)), param_hint="NAME")
     topics = {p.stem: p for p in topic_paths}
-    draw_figure(name, pd.read_parquet(trials_path), out, analysis_dir=analysis_dir, topics=topics)
+    trials = pd.read_parquet(trials_path) if trials_path is not None else pd.DataFrame()
+    draw_figure(name, trials, out, analysis_dir=analysis_dir, topics=topics)
     click.echo(f"wrote {out}")
 
 

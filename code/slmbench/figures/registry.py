@@ -33,6 +33,9 @@ FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
     "parser_modes": ("boundary",),
     "scaffold_comparison": ("scaffold",),
     "context_cap": ("context",),
+    "eligibility_margin_vs_size": ("eligibility",),
+    "eligibility_margin_vs_quant": ("eligibility",),
+    "cascade_cost_accuracy": ("eligibility",),
 }
 """Every figure (module ``slmbench.figures.<name>``, file ``figures/fig_<name>.pdf``) and the analysis topics it
 reads. The figure rule is generated from this: adding a figure is one module and one entry here."""

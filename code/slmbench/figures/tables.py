@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from slmbench.figures.tables_grid import GRID_TABLES, GridTableSpec, render_grid
+
 logger = logging.getLogger(__name__)
 
 MISSING = "--"
@@ -50,7 +52,7 @@ def _paired_columns(prefix: str, primary: str, other: str) -> tuple[Column, ...]
     )
 
 
-TABLES: dict[str, TableSpec] = {
+TABLES: dict[str, TableSpec | GridTableSpec] = {
     "capability": TableSpec(
         topic="capability",
         base_key="cap.base.{m}",
@@ -174,6 +176,9 @@ TABLES: dict[str, TableSpec] = {
 }
 
 
+TABLES.update(GRID_TABLES)
+
+
 class UnknownTableError(KeyError):
     """A table name that has no spec."""
 
@@ -216,6 +221,8 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
     spec = TABLES[name]
     if topic.get("topic") not in (None, spec.topic):
         raise ValueError(f"table {name!r} reads topic {spec.topic!r}, got topic {topic.get('topic')!r}")
+    if isinstance(spec, GridTableSpec):
+        return render_grid(name, spec, topic)
     numbers = {str(n["key"]): n for n in topic.get("numbers", [])}
     models = _models(spec, numbers)
     lines = [

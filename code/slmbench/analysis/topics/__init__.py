@@ -1,4 +1,7 @@
-"""Analysis topics: each module has ``compute(trials, events, params) -> TopicResult``."""
+"""Analysis topics: each module has ``compute(trials, events, params) -> TopicResult``.
+
+A topic that reads its own inputs (``eligibility`` reads raw run files) also has ``load_inputs``.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ TOPICS = (
     "scaffold",
     "context",
     "protocol",
+    "eligibility",
 )
 TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
     "external": ("trials", "summary"),
@@ -31,6 +35,7 @@ TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
     "scaffold": ("trials",),
     "context": ("trials",),
     "protocol": ("trials",),
+    "eligibility": ("baselines", "record", "second_pass"),
 }
 """What each topic reads (the ``slmbench analyze`` options); the analysis rule is generated from this."""
 assert set(TOPIC_INPUTS) == set(TOPICS)
@@ -38,6 +43,7 @@ assert set(TOPIC_INPUTS) == set(TOPICS)
 DEFAULT_PARAMS: dict[str, Any] = {"alpha": 0.05, "seed": 20260101, "n_boot": 1000, "margin": 0.05}
 
 Compute = Callable[[pd.DataFrame, pd.DataFrame | None, dict[str, Any]], TopicResult]
+Loader = Callable[[dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
 
 
 def get_topic(name: str) -> Compute:
@@ -47,6 +53,18 @@ def get_topic(name: str) -> Compute:
     module = importlib.import_module(f"slmbench.analysis.topics.{name}")
     fn: Compute = module.compute
     return fn
+
+
+def get_loader(name: str) -> Loader | None:
+    """The topic's ``load_inputs`` (reads input files named in its parameters), if it has one.
+
+    A loader returns the parameters with the data added and a record of what it read (stored with the
+    topic's parameters, e.g. the files' sha256).
+    """
+    get_topic(name)
+    module = importlib.import_module(f"slmbench.analysis.topics.{name}")
+    loader: Loader | None = getattr(module, "load_inputs", None)
+    return loader
 
 
 def with_defaults(params: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,63 @@
+# The eligibility study's model runs: every configuration (embedded model x prompt x quantisation) scores four
+# side-tasks; requantised variants are built from the shipped GGUFs. Runs are precious (protected) and only
+# built on request (`snakemake eligibility_runs`); like trial shards they are written to `<run>.part` and
+# renamed when complete, so an interrupted run resumes. The topic, figures and tables come from the generic
+# `analyze`, `fig` and `table` rules (registries: TOPIC_INPUTS, FIGURE_TOPICS, TABLES) and the baselines from
+# `eligibility_baselines` in analysis.smk; the topic reads the runs already recorded and never triggers one.
+# Constants and input functions are in common.smk ("Eligibility study").
+
+
+rule eligibility_runs:
+    """Every planned eligibility run (run one at a time: each takes both cores)."""
+    input:
+        ELIG_RUNS,
+
+
+rule eligibility_variants:
+    """Every requantised variant of the shipped GGUFs, with its checksum sidecar."""
+    input:
+        ELIG_VARIANTS,
+
+
+rule eligibility_run:
+    """One configuration scores every item of one task under one prompt (both splits)."""
+    input:
+        weights=elig_variant_weights,
+    output:
+        protected("data/raw/eligibility/{config}/{task}_{prompt}.jsonl"),
+    wildcard_constraints:
+        config="|".join(re.escape(c) for c in ELIG_CONFIGS) or "^$",
+        task="|".join(ELIGIBILITY_TASKS),
+        prompt="|".join(PROMPT_STYLES),
+    params:
+        args=elig_run_args,
+        data=ELIG_DATA,
+        bfcl=ELIG_BFCL,
+    log:
+        "logs/eligibility/{config}/{task}_{prompt}.log",
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=600,
+    shell:
+        "slmbench eligibility run {params.args} --task {wildcards.task} --prompt {wildcards.prompt}"
+        " --data-dir {params.data} --bfcl-dir {params.bfcl} --n-threads {threads}"
+        " --out {output}.part 2> {log} && mv {output}.part {output}"
+
+
+rule eligibility_quantize:
+    """A shipped GGUF requantised to a lower-bit type (requantisation allowed); sha256s in the sidecar."""
+    output:
+        gguf="data/models/{model}-{qtype}.gguf",
+        sidecar="data/models/{model}-{qtype}.gguf.json",
+    wildcard_constraints:
+        model="|".join(re.escape(m) for m in STUDY.eligibility_models()) or "^$",
+        qtype="|".join(REQUANT_TYPES),
+    log:
+        "logs/eligibility/quantize_{model}-{qtype}.log",
+    threads: 2
+    resources:
+        mem_mb=8000,
+    shell:
+        "slmbench eligibility quantize --model {wildcards.model} --type {wildcards.qtype}"
+        " --out {output.gguf} --n-threads {threads} > {log} 2>&1"

@@ -1,0 +1,84 @@
+"""Thresholds chosen on a calibration split: a binary margin cut-off, and when a cascade calls the model.
+
+Both pick the candidate that maximises calibration accuracy, with a fixed tie-break, and are then applied
+unchanged to the test split. Candidates are minus infinity, the midpoints between consecutive distinct
+values, and plus infinity, so every distinct partition of the calibration items is tried once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+def candidate_cuts(values: Sequence[float]) -> list[float]:
+    """``-inf``, the midpoints between consecutive distinct ``values``, ``+inf``."""
+    v = sorted(set(values))
+    return [-math.inf, *((a + b) / 2 for a, b in zip(v, v[1:], strict=False)), math.inf]
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A chosen threshold and how many calibration items it gets right out of how many."""
+
+    threshold: float
+    k: int
+    n: int
+
+
+def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
+    """The cut ``t`` for "positive iff margin >= t" with the most correct calibration items.
+
+    Ties go to the cut closest to 0 (the untuned rule: the higher-scoring label), then to the lower cut.
+    With no items the cut is 0.
+    """
+    if len(margins) != len(positive):
+        raise ValueError("margins and labels differ in length")
+    if not margins:
+        return Cut(0.0, 0, 0)
+    best: tuple[int, float, float] | None = None
+    for t in candidate_cuts(margins):
+        k = sum((m >= t) == y for m, y in zip(margins, positive, strict=True))
+        key = (-k, abs(t), t)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return Cut(best[2], -best[0], len(margins))
+
+
+def apply_margin(margins: Sequence[float], positive: Sequence[bool], threshold: float) -> int:
+    """Items right under "positive iff margin >= threshold"."""
+    return sum((m >= threshold) == y for m, y in zip(margins, positive, strict=True))
+
+
+def cascade_choice(bm25_margin: Sequence[float], threshold: float) -> list[bool]:
+    """Per item, whether the cascade calls the model: BM25's top-1 minus top-2 score is below ``threshold``."""
+    return [m < threshold for m in bm25_margin]
+
+
+def tune_cascade(
+    bm25_margin: Sequence[float], bm25_correct: Sequence[bool], model_correct: Sequence[bool]
+) -> Cut:
+    """The cascade threshold with the most correct calibration items; ties go to fewer model calls.
+
+    ``-inf`` never calls the model (BM25 alone), ``+inf`` always does (the model alone).
+    """
+    if not (len(bm25_margin) == len(bm25_correct) == len(model_correct)):
+        raise ValueError("inputs differ in length")
+    if not bm25_margin:
+        return Cut(-math.inf, 0, 0)
+    best: tuple[int, int, float] | None = None
+    for t in candidate_cuts(bm25_margin):
+        calls = cascade_choice(bm25_margin, t)
+        k = sum(mc if c else bc for c, bc, mc in zip(calls, bm25_correct, model_correct, strict=True))
+        key = (-k, sum(calls), t)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return Cut(best[2], -best[0], len(bm25_margin))
+
+
+def reciprocal_rank(ranking: Sequence[str], gold: str) -> float:
+    """``1 / position`` of ``gold`` in ``ranking`` (best first); 0 when absent."""
+    return 1.0 / (list(ranking).index(gold) + 1) if gold in ranking else 0.0
