@@ -115,7 +115,11 @@ start() {
   mkdir -p "$(dirname "$ETC_CONF")"
   ln -sfn "$CONF" "$ETC_CONF"
   if [ ! -s "$DIR/munge.key" ]; then
-    mungekey --create --keyfile="$DIR/munge.key"
+    if command -v mungekey >/dev/null; then
+      mungekey --create --keyfile="$DIR/munge.key"
+    else  # munge before 0.5.14
+      dd if=/dev/urandom of="$DIR/munge.key" bs=1024 count=1 status=none
+    fi
   fi
   chmod 600 "$DIR/munge.key"
   start_daemon munged munged --foreground --force --socket="$SOCKET" --key-file="$DIR/munge.key" \
