@@ -168,3 +168,14 @@ def test_every_committed_primary_shard_fits_what_its_rule_asks_for_now():
             checked += 1
     if checked == 0:
         pytest.skip("no committed primary shards")
+
+
+def test_the_backend_uses_the_cpus_the_process_may_run_on():
+    """Under SLURM that is the job's allocation (its CPU affinity), not the node's CPU count."""
+    import os
+
+    from slmbench.backends.llamacpp_backend import usable_cpus
+
+    assert 1 <= usable_cpus() <= (os.cpu_count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        assert usable_cpus() == len(os.sched_getaffinity(0))
