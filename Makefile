@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 CORES ?= 2
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: paper test setup latex trials lock clean-analysis
+.PHONY: paper test setup latex trials lock clean-analysis slurm-test slurm-plumbing
 
 $(BIN)/.setup-done: envs/requirements.lock pyproject.toml envs/setup.sh envs/install_llamacpp.sh
 	bash envs/setup.sh
@@ -30,6 +30,19 @@ test: latex
 trials: setup
 	$(BIN)/slmbench models fetch
 	$(BIN)/snakemake trials --cores $(CORES)
+
+# The cluster path (README, "Clusters"): Debian's slurm-wlm and munge, a private single-node SLURM started and
+# stopped by the target (envs/slurm_local.sh), the smoke study's trials and paper through profiles/slurm-noacct
+# under a hard timeout, then the records checked (envs/slurm_test.sh). Root (apt-get, slurmd).
+slurm-test: latex
+	$(BIN)/slmbench models fetch smollm2-135m
+	bash envs/slurm_local.sh install
+	SLMBENCH_PYTHON=$(abspath $(BIN))/python bash envs/slurm_test.sh
+
+# The same cluster with one trivial job and no model: seconds.
+slurm-plumbing: setup
+	bash envs/slurm_local.sh install
+	SLMBENCH_PYTHON=$(abspath $(BIN))/python bash envs/slurm_test.sh --plumbing
 
 lock:
 	$(BIN)/pip freeze --exclude-editable | grep -v -e '^llama.cpp.python' -e '^slmbench' > envs/requirements.lock

@@ -9,6 +9,8 @@ from slmbench.eligibility.layout import BASELINES, RAW_DIR, config_id, run_path,
 from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
 from slmbench.figures.tables import TABLES
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
+from slmbench.models.resources import shard_resources
+from slmbench.models.weights import weights_path
 
 STUDY = parse_config(config)
 # Rules write `slmbench ...`; this shell function runs it with the interpreter that runs Snakemake, so a rule
@@ -56,6 +58,47 @@ def protocol_args(wildcards):
     args += f" --max-turns {shard.max_turns}" if shard.max_turns else ""
     args += f" --max-tokens {shard.max_tokens}" if shard.max_tokens else ""
     return args
+
+
+def _shard_resources(wildcards):
+    """Threads, memory and wall time of the trial shard a rule builds, from its model and its trial plan
+    (``slmbench.models.resources``); which plan is read off the rule's wildcards."""
+    spec = STUDY.models.get(wildcards.model)
+    if spec is None:
+        raise ValueError(f"model {wildcards.model!r} is not in the config: {', '.join(STUDY.models)}")
+    plan = {"suite": getattr(wildcards, "suite", "capability"), "tasks": tuple(STUDY.tasks)}
+    if hasattr(wildcards, "stem"):  # protocol_shard
+        shard = PROTOCOL_SHARDS[f"{wildcards.model}/{wildcards.stem}"]
+        turns = (shard.max_turns or STUDY.max_turns) / STUDY.max_turns
+        tokens = (shard.max_tokens or STUDY.max_tokens) / STUDY.max_tokens
+        plan.update(suite=shard.suite, repeats=shard.repeats, scale=turns * tokens)
+    elif not hasattr(wildcards, "suite"):  # null_control_shard
+        plan.update(tasks=tuple(STUDY.null_control.tasks), repeats=STUDY.null_control.reruns)
+    n_ctx = int(wildcards.n_ctx) if hasattr(wildcards, "n_ctx") else None  # context_shard
+    return shard_resources(
+        wildcards.model,
+        spec,
+        n_ctx=n_ctx,
+        trial_budget_s=STUDY.trial_budget_s,
+        raw_dir=Path(RAW),
+        gguf=weights_path(spec) if spec.weights else None,
+        **plan,
+    )
+
+
+def shard_threads(wildcards):
+    """A trial shard's CPU threads (the model's size; ``slmbench.models.resources``)."""
+    return _shard_resources(wildcards).threads
+
+
+def shard_mem_mb(wildcards, attempt):
+    """A trial shard's memory in MB (GGUF, KV cache, measured peak RSS); doubled on a retry."""
+    return _shard_resources(wildcards).mem_mb * attempt
+
+
+def shard_runtime(wildcards, attempt):
+    """A trial shard's wall-time limit in minutes (its trials × the model's measured seconds per trial)."""
+    return _shard_resources(wildcards).runtime_min * attempt
 
 
 NULL_CONTROL = (

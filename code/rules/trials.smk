@@ -1,6 +1,8 @@
 # Trial shards (model × suite × temperature × scaffold × mode; scaffold-comparison shards at the lowest
 # temperature): expensive, so only built on request
-# (`snakemake trials`). A shard is written to `<shard>.part` and renamed when complete, so an interrupted
+# (`snakemake trials`). Each shard's threads, memory and wall time come from its model and its trial count
+# (shard_threads, shard_mem_mb, shard_runtime in common.smk; slmbench.models.resources), which is what a
+# SLURM job asks for. A shard is written to `<shard>.part` and renamed when complete, so an interrupted
 # run keeps every finished trial and resumes where it stopped.
 
 
@@ -26,10 +28,10 @@ rule shard:
         tasks=",".join(STUDY.tasks),
     log:
         "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}.log",
-    threads: 2
+    threads: shard_threads
     resources:
-        mem_mb=6000,
-        runtime=720,
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
     shell:
         "slmbench run --model {wildcards.model} --suite {wildcards.suite} --temperature {wildcards.temp}"
         " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks '{params.tasks}'"
@@ -50,10 +52,10 @@ rule context_shard:
         tasks=",".join(STUDY.tasks),
     log:
         "logs/trials/{model}/{suite}_T{temp}_{scaffold}_{mode}_ctx{n_ctx}.log",
-    threads: 2
+    threads: shard_threads
     resources:
-        mem_mb=6000,
-        runtime=720,
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
     shell:
         "slmbench run --model {wildcards.model} --suite {wildcards.suite} --temperature {wildcards.temp}"
         " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks '{params.tasks}' --n-ctx {wildcards.n_ctx}"
@@ -69,10 +71,10 @@ rule null_control_shard:
         reruns=STUDY.null_control.reruns if STUDY.null_control else 2,
     log:
         "logs/trials/{model}/null_control_{scaffold}_{mode}.log",
-    threads: 2
+    threads: shard_threads
     resources:
-        mem_mb=6000,
-        runtime=240,
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
     shell:
         "slmbench run --model {wildcards.model} --suite capability --temperature 0"
         " --scaffold {wildcards.scaffold} --mode {wildcards.mode} --tasks {params.tasks}"
@@ -91,10 +93,10 @@ rule protocol_shard:
         tasks=",".join(STUDY.tasks),
     log:
         "logs/trials/{model}/{stem}.log",
-    threads: 2
+    threads: shard_threads
     resources:
-        mem_mb=6000,
-        runtime=720,
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
     shell:
         "slmbench run --model {wildcards.model} {params.args} --tasks '{params.tasks}'"
         " --shard-name {wildcards.stem} --no-progress --out {output}.part"

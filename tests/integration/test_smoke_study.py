@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.integration.smoke_workdir import make_workdir
 
 from slmbench.config import load_config
 from slmbench.models.weights import weights_path
@@ -44,18 +45,7 @@ def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("smoke")
-    shutil.copy(ROOT / "Snakefile", work / "Snakefile")
-    shutil.copytree(ROOT / "code" / "rules", work / "code" / "rules")
-    shutil.copytree(ROOT / "code" / "slmbench" / "figures", work / "code" / "slmbench" / "figures")
-    shutil.copytree(ROOT / "data" / "external", work / "data" / "external")
-    shutil.copytree(ROOT / "envs", work / "envs")
-    paper = work / "paper"
-    paper.mkdir()
-    for item in ("main.tex", "references.bib", "sections"):
-        src = ROOT / "paper" / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, paper / item)
-    shutil.copy(HERE / "smoke_config.yaml", work / "config.yaml")
+    work = make_workdir(tmp_path_factory.mktemp("smoke"))
     trials = snakemake(work, "trials")
     assert trials.returncode == 0, trials.stderr[-4000:]
     built = snakemake(work, "paper")

@@ -26,6 +26,15 @@ from slmbench.backends.base import (
 
 log = logging.getLogger(__name__)
 
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on: a SLURM job's allocation (its CPU affinity), else the machine's."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no sched_getaffinity (macOS)
+        return os.cpu_count() or 1
+
+
 PLAIN_FORMAT_DOC = """Plain chat format for base models (no chat template): each message becomes a block
 '<Role>: <content>' separated by blank lines (System, User, Assistant, Tool), and the prompt ends with
 'Assistant:'. Generation stops at a new '\\nUser:' or '\\nTool:' block."""
@@ -95,7 +104,7 @@ class LlamaCppBackend:
         extra_fingerprint: dict[str, Any] | None = None,
     ) -> None:
         self.model_id = model_id or Path(model_path).stem
-        self._key = _LoadKey(str(model_path), n_ctx, n_threads or os.cpu_count() or 1, logits_all)
+        self._key = _LoadKey(str(model_path), n_ctx, n_threads or usable_cpus(), logits_all)
         self._llm = _load(self._key)
         self._chat_format = chat_format
         self._formatter: Any = None

@@ -1,0 +1,38 @@
+"""The smoke study's working copy: the workflow (Snakefile, rules, figure modules, external data, envs, paper
+sources) with tests/integration/smoke_config.yaml as its config.yaml, in a fresh directory.
+
+Used by the smoke test (test_smoke_study.py) and by `make slurm-test` (envs/slurm_test.sh), so both run the same
+study: ``python -m tests.integration.smoke_workdir DIR`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).parent
+
+
+def make_workdir(work: Path) -> Path:
+    """Copy the workflow into ``work`` (created if absent) with the smoke config; return ``work``."""
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "Snakefile", work / "Snakefile")
+    shutil.copytree(ROOT / "code" / "rules", work / "code" / "rules")
+    shutil.copytree(ROOT / "code" / "slmbench" / "figures", work / "code" / "slmbench" / "figures")
+    shutil.copytree(ROOT / "data" / "external", work / "data" / "external")
+    shutil.copytree(ROOT / "envs", work / "envs")
+    paper = work / "paper"
+    paper.mkdir()
+    for item in ("main.tex", "references.bib", "sections"):
+        src = ROOT / "paper" / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, paper / item)
+    shutil.copy(HERE / "smoke_config.yaml", work / "config.yaml")
+    return work
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m tests.integration.smoke_workdir DIR")
+    print(make_workdir(Path(sys.argv[1])))
