@@ -179,10 +179,14 @@ TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN}"}
 
 
 def topic_inputs(wildcards):
-    """The files a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name."""
+    """The files a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name, and its module
+    (so that editing a topic reruns it and what depends on it)."""
     return {
-        name: value(wildcards) if callable(value) else value
-        for name, value in ((n, ANALYSIS_INPUTS[n]) for n in TOPIC_INPUTS[wildcards.topic])
+        "module": f"code/slmbench/analysis/topics/{wildcards.topic}.py",
+        **{
+            name: value(wildcards) if callable(value) else value
+            for name, value in ((n, ANALYSIS_INPUTS[n]) for n in TOPIC_INPUTS[wildcards.topic])
+        },
     }
 
 
@@ -191,6 +195,7 @@ def topic_options(wildcards, input):
     options = [
         f"--{name.replace('_', '-')} {path}"
         for name, value in input.items()
+        if name != "module"
         for path in ([value] if isinstance(value, str) else value)
     ]
     return " ".join([*options, TOPIC_OPTIONS.get(wildcards.topic, "")]).strip()

@@ -13,7 +13,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from slmbench.figures.tables import latex_escape
+from slmbench.analysis.numbers import latex_escape
 from slmbench.harness.ledger import iter_records
 from slmbench.harness.records import (
     FinalAnswerEvent,

@@ -107,8 +107,15 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             {"comparison": name, "key": key, "model": "pooled", **row, "class_changed": _changed_class(pairs)}
         )
         for model, part in pairs.groupby("model", sort=True):
-            nums, row = block(f"{prefix}.{nb.slug(model)}", part, {**sel, "model": model}, name, alpha)
+            mkey = f"{prefix}.{nb.slug(model)}"
+            nums, row = block(mkey, part, {**sel, "model": model}, name, alpha)
             res.numbers += nums
+            mphrase = phrases.change_phrase(
+                row["only_primary"], row["only_other"], row["p"], reference, condition
+            )
+            res.numbers.append(
+                nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": {**sel, "model": model}})
+            )
             table.append(
                 {"comparison": name, "key": key, "model": model, **row, "class_changed": _changed_class(part)}
             )
