@@ -22,6 +22,7 @@ _COMMANDS: dict[str, str] = {
     "verify": "slmbench.analysis.cli:verify",
     "figure": "slmbench.figures.cli:figure",
     "table": "slmbench.figures.cli:table",
+    "view": "slmbench.site.cli:view",
 }
 
 
