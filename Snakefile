@@ -15,6 +15,7 @@ include: "code/rules/tidy.smk"
 include: "code/rules/analysis.smk"
 include: "code/rules/figures.smk"
 include: "code/rules/paper.smk"
+include: "code/rules/site.smk"
 
 
 rule paper:
