@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -70,7 +70,8 @@ def _write(path: Path, text: str) -> int:
 
 
 def _rows_by_id(trials: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    return {str(r["trial_id"]): r for r in trials.to_dict("records")}
+    records = cast(list[dict[str, Any]], trials.to_dict("records"))
+    return {str(r["trial_id"]): r for r in records}
 
 
 def _write_shards(
@@ -163,7 +164,9 @@ def build_site(
         }
         _write(tmp / "index.html", trials_page(meta, shards))
         for name in ASSETS:
-            _write(tmp / "assets" / name, resources.files("slmbench.site").joinpath("assets", name).read_text())
+            _write(
+                tmp / "assets" / name, resources.files("slmbench.site").joinpath("assets", name).read_text()
+            )
         total = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
         _swap_into_place(tmp, out)
     except BaseException:

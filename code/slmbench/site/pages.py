@@ -23,7 +23,8 @@ def page(title: str, body: str, *, root: str, kind: str, data: Any = None, needs
     scripts = []
     if data is not None:
         scripts.append(f'<script type="application/json" id="page-data">{script_json(data)}</script>')
-    scripts.append(f'<script src="{root}assets/site.js"></script>')  # defines SLM; runs once the page is parsed
+    # site.js first: it defines SLM (which the data files call) and runs once the page is parsed.
+    scripts.append(f'<script src="{root}assets/site.js"></script>')
     if needs_index:
         scripts.append(f'<script src="{root}data/index.js"></script>')
     return f"""<!doctype html>
@@ -97,51 +98,62 @@ search in what the models wrote and what the tools answered, and open a trial to
     return page("slmbench audit: trials", body, root="", kind="trials")
 
 
-def number_page(number: dict[str, Any], chosen: NumberTrials, topic: dict[str, Any], hashes: dict[str, str]) -> str:
+def _selection_rows(selection: dict[str, Any], ignored: list[str]) -> str:
+    flag = " <span class='tag bad'>not a column of the trials table: ignored</span>"
+    rows = [
+        f"<tr><td><code>{_e(col)}</code></td><td>{_code(val)}{flag if col in ignored else ''}</td></tr>"
+        for col, val in sorted(selection.items())
+    ]
+    return "".join(rows) or '<tr><td colspan="2">every trial</td></tr>'
+
+
+def _computation(number: dict[str, Any], topic: dict[str, Any]) -> str:
+    prov = number.get("provenance", {})
+    where = f" (<code>{_e(topic['file'])}</code>)" if topic.get("file") else ""
+    rows = [
+        ("value", _code(number.get("value"))),
+        ("topic", _code(number.get("topic", "")) + where),
+        ("function", _code(prov.get("function", ""))),
+    ]
+    rows += [("parameter " + k, _code(v)) for k, v in sorted((prov.get("params") or {}).items())]
+    rows += [("topic setting " + k, _code(v)) for k, v in sorted((topic.get("params") or {}).items())]
+    return _kv(rows)
+
+
+def number_page(
+    number: dict[str, Any], chosen: NumberTrials, topic: dict[str, Any], hashes: dict[str, str]
+) -> str:
     """``numbers/<key>.html``: the value, how it was computed and the trials behind it."""
     prov = number.get("provenance", {})
     key = str(number["key"])
-    selection = prov.get("selection", {}) or {}
-    sel_rows = "".join(
-        f"<tr><td><code>{_e(col)}</code></td><td>{_code(val)}"
-        + (" <span class='tag bad'>not a column of the trials table: ignored</span>" if col in chosen.ignored else "")
-        + "</td></tr>"
-        for col, val in sorted(selection.items())
-    )
-    params = prov.get("params", {}) or {}
-    param_rows = [(k, _code(v)) for k, v in sorted(params.items())]
-    topic_params = topic.get("params", {}) or {}
-    outcome_text = ", ".join(f"{n} {o}" for o, n in chosen.outcomes.items()) or "none"
-    source_rows = "".join(
+    text = str(number.get("text", ""))
+    outcomes = ", ".join(f"{n} {o}" for o, n in chosen.outcomes.items()) or "none"
+    sources = "".join(
         f"<tr><td><code>{_e(path)}</code></td><td>{_e(n)}</td><td><code>{_e(hashes.get(path, ''))}</code></td></tr>"
         for path, n in chosen.sources.items()
     )
+    selection = _selection_rows(prov.get("selection", {}) or {}, chosen.ignored)
     body = f"""<p><a href="index.html">&larr; all numbers</a></p>
 <h1><code>\\res{{{_e(key)}}}</code></h1>
-<p class="number-value" id="number-value">{_e(tex_text(str(number.get("text", ""))))}<code>{_e(number.get("text"))}</code></p>
+<p class="number-value" id="number-value">{_e(tex_text(text))}<code>{_e(text)}</code></p>
 <p id="number-description">{_e(prov.get("description", ""))}</p>
 <section class="block"><h3>How it was computed</h3>
-{_kv([
-    ("value", _code(number.get("value"))),
-    ("topic", _code(number.get("topic", "")) + (f" (<code>{_e(topic.get('file'))}</code>)" if topic.get("file") else "")),
-    ("function", _code(prov.get("function", ""))),
-    *[("parameter " + k, v) for k, v in param_rows],
-    *[("topic setting " + k, _code(v)) for k, v in sorted(topic_params.items())],
-])}
+{_computation(number, topic)}
 <h4>Selection (the trials table rows it is computed from)</h4>
-<table class="kv" id="selection">{sel_rows or '<tr><td colspan="2">every trial</td></tr>'}</table>
+<table class="kv" id="selection">{selection}</table>
 <p class="meta">Reproduce by hand: <code>slmbench audit {_e(key)}</code> (the same selection, by
 <code>slmbench.analysis.cli.select_trials</code>).</p>
 </section>
 <section class="block"><h3>The trials behind it</h3>
-<p id="number-trials">{_e(len(chosen.positions))} trials ({_e(outcome_text)}).</p>
+<p id="number-trials">{_e(len(chosen.positions))} trials ({_e(outcomes)}).</p>
 <details><summary>Raw files they come from</summary>
-<table class="shards"><thead><tr><th>file</th><th>trials</th><th>sha256</th></tr></thead><tbody>{source_rows}</tbody></table>
+<table class="shards"><thead><tr><th>file</th><th>trials</th><th>sha256</th></tr></thead>
+<tbody>{sources}</tbody></table>
 </details>
 <div id="trial-table-box"><p class="meta">loading the trial index&hellip;</p></div>
 </section>"""
     data = {"kind": "number", "key": key, "ranges": chosen.ranges}
-    return page(f"{key} = {tex_text(str(number.get('text', '')))}", body, root="../", kind="number", data=data)
+    return page(f"{key} = {tex_text(text)}", body, root="../", kind="number", data=data)
 
 
 def numbers_page(numbers: list[dict[str, Any]], counts: dict[str, int]) -> str:
