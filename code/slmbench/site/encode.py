@@ -43,7 +43,12 @@ def plain(value: Any) -> Any:
 
 def script_json(obj: Any) -> str:
     """Compact JSON of ``obj`` that is safe to embed in an HTML ``<script>`` element or a ``.js`` file."""
-    text = json.dumps(plain(obj), separators=(",", ":"), ensure_ascii=False, allow_nan=False, sort_keys=True)
+    try:  # plain JSON already (records dumped in JSON mode): no walk through every value
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = json.dumps(
+            plain(obj), separators=(",", ":"), ensure_ascii=False, allow_nan=False, sort_keys=True
+        )
     return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], text)
 
 

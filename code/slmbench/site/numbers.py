@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis.cli import select_trials
-from slmbench.site.encode import KEY_RE, plain, ranges
+from slmbench.site.encode import KEY_RE, ranges
 
 
 class NumberKeyError(ValueError):
@@ -33,11 +33,9 @@ def number_trials(trials: pd.DataFrame, number: dict[str, Any]) -> NumberTrials:
     selection = number.get("provenance", {}).get("selection", {}) or {}
     rows = select_trials(trials, selection)
     positions = [int(p) for p in trials.index.get_indexer(rows.index)]
-    outcomes = Counter(str(v) for v in rows["outcome"].tolist()) if "outcome" in rows else Counter()
+    outcomes = Counter(rows["outcome"].astype(str).tolist()) if "outcome" in rows else Counter()
     sources = (
-        Counter(str(v) for v in rows["source_file"].tolist() if plain(v) is not None)
-        if "source_file" in rows
-        else Counter()
+        Counter(rows["source_file"].dropna().astype(str).tolist()) if "source_file" in rows else Counter()
     )
     return NumberTrials(
         positions=positions,

@@ -132,10 +132,11 @@ def number_page(
         f"<tr><td><code>{_e(path)}</code></td><td>{_e(n)}</td><td><code>{_e(hashes.get(path, ''))}</code></td></tr>"
         for path, n in chosen.sources.items()
     )
+    typeset = f"<code>LaTeX: {_e(text)}</code>" if tex_text(text) != text else ""
     selection = _selection_rows(prov.get("selection", {}) or {}, chosen.ignored)
     body = f"""<p><a href="index.html">&larr; all numbers</a></p>
 <h1><code>\\res{{{_e(key)}}}</code></h1>
-<p class="number-value" id="number-value">{_e(tex_text(text))}<code>{_e(text)}</code></p>
+<p class="number-value" id="number-value">{_e(tex_text(text))}{typeset}</p>
 <p id="number-description">{_e(prov.get("description", ""))}</p>
 <section class="block"><h3>How it was computed</h3>
 {_computation(number, topic)}

@@ -233,6 +233,9 @@
       if (counts[null] || counts[undefined]) {
         select.appendChild(el("option", { value: "\u0000none", text: "none (" + (counts[null] || counts[undefined]) + ")" }));
       }
+      if (select.options.length <= 2) {
+        return; // one value among these trials: nothing to filter
+      }
       select.addEventListener("change", function () {
         self.filters[name] = select.value;
         self.page = 0;
