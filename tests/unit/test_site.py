@@ -6,12 +6,12 @@ import json
 import re
 import shutil
 import subprocess
-import zlib
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from tests.fixtures.pdf_links import pdf_uris
 from tests.fixtures.site_study import HOSTILE, SiteStudy, build_study
 
 from slmbench.analysis.cli import select_trials
@@ -33,17 +33,6 @@ def site(study: SiteStudy) -> Path:
     out = study.root / "site"
     build_site(study.raw_dir, study.trials, study.provenance, out, root=study.root)
     return out
-
-
-def pdf_uris(pdf: bytes) -> list[bytes]:
-    """The targets of a PDF's URI links, in plain and in compressed object streams."""
-    found = re.findall(rb"/URI\s*\(([^)]*)\)", pdf)
-    for stream in re.findall(rb"stream\r?\n(.*?)endstream", pdf, re.S):
-        try:
-            found += re.findall(rb"/URI\s*\(([^)]*)\)", zlib.decompress(stream))
-        except zlib.error:
-            continue
-    return found
 
 
 def data_call(path: Path, function: str) -> list:
