@@ -1,11 +1,12 @@
 # The two commands a new user needs: `make paper` builds paper/main.pdf; `make test` runs the tests.
+# `make site` builds the reviewer's audit site (site/index.html) that the PDF's numbers link to.
 # Both install what they need on first use (see envs/setup.sh).
 VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= 2
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: paper test setup latex trials lock clean-analysis slurm-test slurm-plumbing
+.PHONY: paper site test test-browser setup latex browser trials lock clean-analysis slurm-test slurm-plumbing
 
 $(BIN)/.setup-done: envs/requirements.lock pyproject.toml envs/setup.sh envs/install_llamacpp.sh
 	bash envs/setup.sh
@@ -16,16 +17,25 @@ setup: $(BIN)/.setup-done
 latex: setup
 	bash envs/setup.sh --latex
 
+browser: setup
+	bash envs/setup.sh --browser
+
 paper: latex
 	$(BIN)/snakemake paper --cores $(CORES)
 
-test: latex
+site: setup
+	$(BIN)/snakemake site --cores $(CORES)
+
+test: latex browser
 	$(BIN)/slmbench models fetch smollm2-135m
 	$(BIN)/ruff check code tests bench
 	$(BIN)/mypy
 	$(BIN)/python envs/lint_rules.py
 	$(BIN)/python -m pytest -q
 	$(BIN)/snakemake verify --cores $(CORES)
+
+test-browser: browser
+	$(BIN)/python -m pytest -q tests/integration/test_site_browser.py
 
 trials: setup
 	$(BIN)/slmbench models fetch

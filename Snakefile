@@ -16,6 +16,7 @@ include: "code/rules/analysis.smk"
 include: "code/rules/figures.smk"
 include: "code/rules/paper.smk"
 include: "code/rules/eligibility.smk"
+include: "code/rules/site.smk"
 
 
 rule paper:

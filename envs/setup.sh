@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh machine: .venv with the pinned lock, the package, llama-cpp-python built for this
-# CPU, and LaTeX (from Debian's packages when missing and we are root; otherwise say what to install).
+# CPU, and with --latex LaTeX, with --browser Chromium and chromedriver for the site's browser test (from Debian's
+# packages when missing and we are root; otherwise say what to install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -9,7 +10,16 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet -r envs/requirements.lock
 .venv/bin/python -m pip install --quiet --no-deps -e .
 bash envs/install_llamacpp.sh
-if [ "${1:-}" = "--latex" ]; then
+want_latex=0
+want_browser=0
+for flag in "$@"; do
+  case "$flag" in
+    --latex) want_latex=1 ;;
+    --browser) want_browser=1 ;;
+    *) echo "setup.sh: unknown option $flag (expected --latex, --browser)" >&2; exit 2 ;;
+  esac
+done
+if [ "$want_latex" = 1 ]; then
   if ! command -v latexmk >/dev/null || ! command -v pdflatex >/dev/null || ! command -v bibtex >/dev/null; then
     pkgs="latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended"
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -17,6 +27,17 @@ if [ "${1:-}" = "--latex" ]; then
     else
       echo "LaTeX is missing. Install it, e.g. 'sudo apt-get install $pkgs' (Debian/Ubuntu), then rerun." >&2
       exit 1
+    fi
+  fi
+fi
+# The audit site's browser test drives Debian's Chromium through chromedriver (about 40 s to install once).
+if [ "$want_browser" = 1 ]; then
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    pkgs="chromium chromium-driver"
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >/dev/null
+    else
+      echo "Chromium is missing; the browser test will be skipped. Install it, e.g. 'sudo apt-get install $pkgs'." >&2
     fi
   fi
 fi

@@ -1,4 +1,5 @@
 # Shared definitions: the validated config and the shard plan.
+import os
 import re
 import sys
 from pathlib import Path
@@ -12,7 +13,9 @@ from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIP
 from slmbench.models.resources import shard_resources
 from slmbench.models.weights import weights_path
 
-STUDY = parse_config(config)
+# Build options: settings of the build, not of the science, accepted by `--config` beside config.yaml.
+BUILD_OPTIONS = ("site_base",)
+STUDY = parse_config({key: value for key, value in config.items() if key not in BUILD_OPTIONS})
 # Rules write `slmbench ...`; this shell function runs it with the interpreter that runs Snakemake, so a rule
 # works without the virtual environment on PATH.
 # (.format and then Snakemake format the prefix: each halves the braces.)
@@ -20,6 +23,12 @@ shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
 TASK_FILES = sorted(str(p) for p in Path("code/slmbench/tasks/data").rglob("*.yaml"))
+SITE = "site"
+# Where each \res{} of the PDF links: <site_base>/numbers/<key>.html. Default: the site built here, relative to
+# paper/main.pdf; publish both and set e.g. `--config site_base=https://example.org/slmbench`.
+SITE_BASE = str(config.get("site_base", os.path.relpath(SITE, "paper")))
+if not re.fullmatch(r"[A-Za-z0-9:/._~-]+", SITE_BASE):
+    raise ValueError(f"site_base {SITE_BASE!r}: use letters, digits and : / . _ ~ - only (it goes into LaTeX)")
 
 
 def _temp_tag(t):

@@ -6,7 +6,7 @@ rule fig:
     input:
         unpack(figure_inputs),
     output:
-        "figures/fig_{name}.pdf",
+        report("figures/fig_{name}.pdf", category="Figures", labels={"figure": "{name}"}),
     wildcard_constraints:
         name="|".join(FIGURES),
     params:

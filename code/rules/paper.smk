@@ -12,7 +12,7 @@ rule table:
         topic=table_topic,
         module="code/slmbench/figures/tables.py",
     output:
-        "paper/generated/tab_{name}.tex",
+        report("paper/generated/tab_{name}.tex", category="Tables", labels={"table": "{name}"}),
     wildcard_constraints:
         name="|".join(TABLES),
     log:
@@ -47,8 +47,11 @@ rule pdf:
         appendix=rules.appendix.output,
         figures=expand("figures/fig_{name}.pdf", name=FIGURES),
     output:
-        "paper/main.pdf",
+        report("paper/main.pdf", category="Paper"),
+    params:
+        site=SITE_BASE,  # each \res{} links to {site}/numbers/<key>.html
     log:
         "logs/paper/pdf.log",
     shell:
-        "latexmk -g -cd -pdf -interaction=nonstopmode -halt-on-error {input.main} > {log} 2>&1"
+        "latexmk -g -cd -pdf -interaction=nonstopmode -halt-on-error"
+        " -usepretex='\\def\\slmsite{{{params.site}}}' {input.main} > {log} 2>&1"

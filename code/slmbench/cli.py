@@ -25,6 +25,7 @@ _COMMANDS: dict[str, str] = {
     "table": "slmbench.figures.cli:table",
     "appendix": "slmbench.figures.appendix:appendix",
     "eligibility": "slmbench.eligibility.cli:eligibility",
+    "view": "slmbench.site.cli:view",
 }
 
 

@@ -71,6 +71,7 @@ RECORD_COLUMNS = [
     "rescored",
     "state_source",
     "check_sha256",
+    "criteria",
     "transcript_sha256",
 ]
 _DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
@@ -137,6 +138,7 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         "rescored": scored.rescored,
         "state_source": scored.state_source,
         "check_sha256": scored.check_sha256,
+        "criteria": json.dumps(scored.check.criteria, sort_keys=True, default=str) if scored.check else None,
         "transcript_sha256": transcript_sha256(responses),
     }
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.fixtures.pdf_links import pdf_uris
 from tests.integration.smoke_workdir import make_workdir
 
 from slmbench.config import load_config
@@ -82,6 +83,27 @@ def test_a_second_run_has_nothing_to_do(study: Path) -> None:
     result = snakemake(study, "paper", "-n")
     assert result.returncode == 0
     assert "Nothing to be done" in result.stdout + result.stderr
+
+
+def test_every_number_in_the_pdf_links_to_its_page_in_the_site(study: Path) -> None:
+    result = snakemake(study, "site")
+    assert result.returncode == 0, result.stderr[-3000:]
+    links = [
+        u.decode() for u in pdf_uris((study / "paper" / "main.pdf").read_bytes()) if u.startswith(b"../site/")
+    ]
+    used = set()
+    for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
+        used |= set(re.findall(r"\\res\{([^}]+)\}", tex.read_text()))
+    assert {link.removeprefix("../site/numbers/").removesuffix(".html") for link in links} == used
+    assert all((study / "paper" / link).resolve().is_file() for link in links)
+    assert (study / "site" / "index.html").is_file() and list((study / "site" / "trials").glob("*.js"))
+
+
+def test_the_report_holds_the_figures_and_tables(study: Path) -> None:
+    result = snakemake(study, "paper", "--report", "report.html")
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = (study / "report.html").read_text(errors="replace")
+    assert "Figures" in report and "Tables" in report and "fig_radar.pdf" in report
 
 
 def test_editing_one_figure_module_reruns_only_that_figure_and_the_pdf(study: Path) -> None:

@@ -111,9 +111,11 @@ def test_sections_are_input_by_main_and_listed_in_the_pdf_rule() -> None:
 def test_main_defines_res_and_reads_the_generated_numbers() -> None:
     main = (PAPER / "main.tex").read_text(encoding="utf-8")
     assert (
-        "\\newcommand{\\res}[1]{\\ifcsname slmres@#1\\endcsname\\csname slmres@#1\\endcsname"
+        "\\newcommand{\\res}[1]{\\ifcsname slmres@#1\\endcsname"
+        "\\href{\\slmsite/numbers/#1.html}{\\csname slmres@#1\\endcsname}"
         "\\else\\PackageError{slmbench}{undefined result #1}{}\\fi}"
-    ) in main
+    ) in main  # each result links to its page in the audit site (test_site checks the PDF's links)
+    assert "\\providecommand{\\slmsite}{../site}" in main
     assert "\\input{generated/numbers}" in main
 
 
