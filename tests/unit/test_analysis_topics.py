@@ -66,6 +66,8 @@ def synthetic() -> pd.DataFrame:
                              refused=t % 2 == 0, **common))  # fmt: skip
     df = pd.DataFrame(rows)
     df["trial_id"] = [f"tr{i}" for i in range(len(df))]
+    # a transcript follows the outcome: identical prompts with different outcomes wrote different things
+    df["transcript_sha256"] = df["model"] + "|" + df["task_id"] + "|" + df["passed"].astype(str)
     return df
 
 
@@ -113,7 +115,8 @@ def test_reliability(trials: pd.DataFrame) -> None:
     assert n["rel.cons.flip-rate.big-7b.n"] == 4  # 4 tasks x one independent pair (the first two repeats)
     assert n["rel.null.flip-rate.big-7b.n"] == 2  # 2 tasks x one pair: the capability run and the first rerun
     assert n["rel.null.flip-rate.zero-1b.k"] == 1  # T1: the capability run fails, the first rerun passes
-    assert n["rel.null.divergence.n"] == 8
+    assert n["rel.null.divergence.n"] == 24  # every pair of the three runs of each null-control prompt
+    assert n["rel.null.divergence.k"] >= n["rel.null.flip-rate.k"]
     assert n["rel.null.flip-rate.n"] == 8
     assert n["rel.rob.flip-rate.big-7b.n"] == 8
     assert n["rel.rob.flips-down.big-7b"] + n["rel.rob.flips-up.big-7b"] == n["rel.rob.flip-rate.big-7b.k"]

@@ -213,7 +213,7 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             row.update({"repeat_pairs": n_pairs, "divergent": divergent, "flips": outcome_flips})
         rows.append(row)
     res.tables["repeats"] = rows
-    t0 = [r for r in rows if "repeat_pairs" in r]
+    t0 = [r for r in rows if r.get("repeat_pairs")]
     pairs, divergent = sum(r["repeat_pairs"] for r in t0), sum(r["divergent"] for r in t0)
     dsel = {
         "study": STUDY_ID,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -186,10 +187,18 @@ def _first_two(df: pd.DataFrame) -> list[tuple[bool, bool, bool]]:
 
 
 def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
-    """Share of null-control pairs whose transcripts differ (a rerun can differ when the outcome does not)."""
-    pairs = _first_two(df)
-    r = wilson_interval(sum(not same for _, _, same in pairs), len(pairs), alpha)
-    prov = nb.provenance(WILSON, sel, "pairs of identical prompts whose model outputs differ", alpha=alpha)
+    """Share of pairs of runs of one prompt whose transcripts differ, over every pair (a descriptive count:
+    a rerun can differ when the outcome does not; a rerun whose prompt was cached is among the pairs)."""
+    differ = total = 0
+    for _, task in _run_order(df).groupby(["model", "task_id", "temperature"], sort=True):
+        shas = list(task["transcript_sha256"]) if "transcript_sha256" in task else []
+        for a, b in combinations(shas, 2):
+            total += 1
+            differ += int(a != b)
+    r = wilson_interval(differ, total, alpha)
+    prov = nb.provenance(
+        WILSON, sel, "pairs of runs of an identical prompt whose model outputs differ", alpha=alpha
+    )
     return nb.rate_numbers(key, r, prov)
 
 
