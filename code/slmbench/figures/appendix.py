@@ -78,11 +78,8 @@ def _record(row: pd.Series) -> TrialRecord:
 
 def transcript_tex(record: TrialRecord, title: str) -> str:
     """One transcript as LaTeX: each model output, call, refusal, result and the answer, shortened."""
-    out = [
-        f"\\paragraph{{{latex_escape(title)}}}",
-        f"\\texttt{{\\small {latex_escape(record.trial_id)}}}",
-        "",
-    ]
+    trial_id = latex_escape(record.trial_id).replace("/", "/\\allowbreak{}")  # long ids break at slashes
+    out = [f"\\paragraph{{{latex_escape(title)}}}", f"{{\\small\\texttt{{{trial_id}}}}}", ""]
     out.append("\\begin{description}\\small")
     for e in record.events:
         if isinstance(e, ModelResponse):
