@@ -1,0 +1,35 @@
+"""The appendix renderers: the per-task table and transcripts are valid LaTeX for hostile model text."""
+
+from __future__ import annotations
+
+from slmbench.figures.appendix import per_task_table, transcript_tex
+from slmbench.harness import records as rec
+
+
+def test_per_task_table_lists_every_task_and_model_in_order():
+    rows = [
+        {"task_id": "IR-10", "model": "b", "legacy": False, "full_passed": 2, "full_runs": 3},
+        {"task_id": "IR-2", "model": "a", "legacy": True, "full_passed": 1, "full_runs": 1},
+    ]
+    tex = per_task_table(rows)
+    assert tex.index("IR-2 &") < tex.index("IR-10 &")  # numeric order of task numbers
+    assert "IR-2 & 1 & 1/1 & -- & --" in tex and "IR-10 & -- & -- & 0 & 2/3" in tex
+
+
+def test_a_transcript_escapes_what_the_model_wrote():
+    end = rec.EndEvent(t=1, outcome="failure", stop_reason="final_answer", turns=1, wall_s=1, peak_rss_mb=1)
+    events = [
+        rec.ModelResponse(t=0, turn=1, raw_text='{"code": "import x\\n\\\\end{document} 100% & $HOME"}'),
+        rec.FinalAnswerEvent(t=0, turn=1, text="#1 {done}"),
+        end,
+    ]
+    record = rec.TrialRecord(
+        trial_id="slmbench/m/capability/IR-1/original/T0/native/repaired/r0", study="slmbench",
+        suite="capability", task_id="IR-1", group="g", model="m", temperature=0.0, seed=0, repeat=0,
+        scaffold="native", parser_mode="repaired", started_at="t", events=events, check=None,
+        outcome="failure", failure_class="capability", failure_class_clock_first="capability", fingerprint={},
+    )  # fmt: skip
+    tex = transcript_tex(record, "a title_with_underscore")
+    assert "\\end{document}" not in tex and "\\textbackslash{}end\\{document\\}" in tex
+    assert "100\\% \\& \\$HOME" in tex and "\\#1 \\{done\\}" in tex and "title\\_with" in tex
+    assert "/\\allowbreak{}" in tex
