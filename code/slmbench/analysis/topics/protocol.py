@@ -56,6 +56,21 @@ def condition_rows(trials: pd.DataFrame, protocol: str, **limits: Any) -> pd.Dat
     return ours[ours["temperature"] == trials["temperature"].min()]
 
 
+SELECTION_COLUMNS = ("protocol", "temperature", "scaffold", "parser_mode", "n_ctx", "max_turns", "max_tokens")
+
+
+def selection_of(base: pd.DataFrame, other: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, Any]:
+    """A trials-table selection naming both sides of a comparison and only the repeats that were paired
+    (``slmbench audit`` and the site list exactly these trials)."""
+    both = pd.concat([base, other])
+    sel: dict[str, Any] = {"study": STUDY_ID, "suite": "capability"}
+    for column in SELECTION_COLUMNS:
+        values = sorted(both[column].dropna().unique().tolist())
+        sel[column] = values[0] if len(values) == 1 else values
+    sel["repeat"] = sorted(int(r) for r in pairs["repeat"].unique()) if len(pairs) else []
+    return sel
+
+
 def _changed_class(pairs: pd.DataFrame) -> int:
     both_failed = ~pairs["p_pass"] & ~pairs["o_pass"]
     return int((both_failed & (pairs["failure_class_p"] != pairs["failure_class_o"])).sum())
@@ -91,7 +106,7 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     summary: list[str] = []
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
         pairs = paired(base, other)
-        sel = {"study": STUDY_ID, "suite": "capability", "comparison": name}
+        sel = {**selection_of(base, other, pairs), "comparison": name}
         prefix = f"proto.cmp.{key}"
         nums, row = block(prefix, pairs, sel, name, alpha)
         res.numbers += nums
