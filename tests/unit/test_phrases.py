@@ -16,7 +16,14 @@ from slmbench.analysis import phrases as ph
         (("m", math.nan, 1), "only one instruction-tuned model was run, so none can be ranked"),
         ((None, 0.0, 3), "no instruction-tuned model is ahead: the best share the top accuracy"),
         ((None, 1.0, 3), "no instruction-tuned model is ahead by more than one task"),
-        (("qwen", 2.0, 3), "qwen is ahead of every other instruction-tuned model by 2 tasks or more"),
+        (
+            (None, 2.0, 3),
+            "no instruction-tuned model is significantly ahead of the others (the largest lead is 2 tasks)",
+        ),
+        (
+            ("qwen", 9.0, 3),
+            "qwen is ahead of every other instruction-tuned model, by 9 tasks or more and in every pairwise test",
+        ),
     ],
 )
 def test_top_phrase(args, expected):

@@ -44,7 +44,8 @@ def percent(value: float) -> str:
 
 
 def top_phrase(top: str | None, gap: float, n_models: int) -> str:
-    """Which instruction-tuned model is ahead, if any is ahead by two tasks or more."""
+    """Which instruction-tuned model is ahead: only one that leads by two tasks or more and whose every
+    pairwise test is significant (the caller passes None otherwise, with the largest lead as ``gap``)."""
     if n_models == 0:
         return "no instruction-tuned model was run"
     if n_models == 1:
@@ -52,8 +53,10 @@ def top_phrase(top: str | None, gap: float, n_models: int) -> str:
     if top is None:
         if math.isfinite(gap) and gap < 0.5:
             return "no instruction-tuned model is ahead: the best share the top accuracy"
-        return "no instruction-tuned model is ahead by more than one task"
-    return f"{top} is ahead of every other instruction-tuned model by {gap:.0f} tasks or more"
+        if math.isfinite(gap) and gap < 1.5:
+            return "no instruction-tuned model is ahead by more than one task"
+        return f"no instruction-tuned model is significantly ahead of the others (the largest lead is {gap:.0f} tasks)"
+    return f"{top} is ahead of every other instruction-tuned model, by {gap:.0f} tasks or more and in every pairwise test"
 
 
 def pairs_phrase(n_sig: int, n_tests: int) -> str:

@@ -122,15 +122,6 @@ def accuracy_block(
         )
     base = {m for m in info.index if info.loc[m, "is_base"]}
     instruct = {m: c for m, c in counts.items() if m not in base}
-    top, gap = top_model(counts, base)
-    tprov = nb.provenance(
-        f"{PKG}.topics.common.top_model", selection, "a model ahead of all others by 2+ tasks"
-    )
-    out += [
-        nb.text(f"{prefix}.top", top or "none", tprov),
-        nb.stat(f"{prefix}.top.gap", gap, tprov, digits=0),
-        nb.text(f"{prefix}.phrase.top", phrases.top_phrase(top, gap, len(instruct)), tprov),
-    ]
     comps = pairwise_fisher(instruct, alpha)
     fn = f"{PKG}.stats_tests.pairwise_fisher"
     for c in comps:
@@ -153,6 +144,19 @@ def accuracy_block(
         nb.count(f"{prefix}.pairs.n-sig", n_sig, prov),
         nb.count(f"{prefix}.pairs.n-tests", len(comps), prov),
         nb.text(f"{prefix}.phrase.pairs", phrases.pairs_phrase(n_sig, len(comps)), prov),
+    ]
+    top, gap = top_model(counts, base)
+    if top is not None and not all(c.significant for c in comps if top in (c.first, c.second)):
+        top = None  # a lead that no test supports names no model
+    tprov = nb.provenance(
+        f"{PKG}.topics.common.top_model",
+        selection,
+        "a model ahead of all others by 2+ tasks, every test significant",
+    )
+    out += [
+        nb.text(f"{prefix}.top", top or "none", tprov),
+        nb.stat(f"{prefix}.top.gap", gap, tprov, digits=0),
+        nb.text(f"{prefix}.phrase.top", phrases.top_phrase(top, gap, len(instruct)), tprov),
     ]
     acc = {m: c[0] / c[1] for m, c in instruct.items() if c[1] > 0}
     sizes = info["params_b"].astype(float).apply(math.log10)
