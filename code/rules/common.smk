@@ -22,6 +22,9 @@ STUDY = parse_config({key: value for key, value in config.items() if key not in 
 shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
+ANALYSIS_CODE = sorted(
+    [str(p) for p in Path("code/slmbench/analysis").glob("*.py")] + ["code/slmbench/analysis/topics/common.py"]
+)  # the statistics and phrases every topic uses: editing them reruns the topics
 TASK_FILES = sorted(str(p) for p in Path("code/slmbench/tasks/data").rglob("*.yaml"))
 SITE = "site"
 # Where each \res{} of the PDF links: <site_base>/numbers/<key>.html. Default: the site built here, relative to
@@ -192,6 +195,7 @@ def topic_inputs(wildcards):
     (so that editing a topic reruns it and what depends on it)."""
     return {
         "module": f"code/slmbench/analysis/topics/{wildcards.topic}.py",
+        "shared": ANALYSIS_CODE,
         **{
             name: value(wildcards) if callable(value) else value
             for name, value in ((n, ANALYSIS_INPUTS[n]) for n in TOPIC_INPUTS[wildcards.topic])
@@ -204,7 +208,7 @@ def topic_options(wildcards, input):
     options = [
         f"--{name.replace('_', '-')} {path}"
         for name, value in input.items()
-        if name != "module"
+        if name not in ("module", "shared")
         for path in ([value] if isinstance(value, str) else value)
     ]
     return " ".join([*options, TOPIC_OPTIONS.get(wildcards.topic, "")]).strip()

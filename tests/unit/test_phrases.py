@@ -86,7 +86,7 @@ def test_change_phrase():
         "no paired trial changes outcome between legacy and full"
     )
     one = ph.change_phrase(0, 1, 1.0, "legacy", "full")
-    assert one.startswith("one trial pass only under full and no trials only under legacy")
+    assert one.startswith("one trial passes only under full and no trials only under legacy")
     assert "not a significant change, exact McNemar p = 1.00" in one
     many = ph.change_phrase(2, 20, 0.0001, "legacy", "full")
     assert (

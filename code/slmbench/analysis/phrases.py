@@ -133,7 +133,8 @@ def change_phrase(only_first: int, only_second: int, p: float, first: str, secon
     moved = only_first + only_second
     if moved == 0:
         return f"no paired trial changes outcome between {first} and {second}"
-    direction = f"{plural(only_second, 'trial')} pass only under {second} and {plural(only_first, 'trial')} only under {first}"
+    verb = "passes" if only_second == 1 else "pass"
+    direction = f"{plural(only_second, 'trial')} {verb} only under {second} and {plural(only_first, 'trial')} only under {first}"
     if not math.isfinite(p):
         return direction
     verdict = "a significant change" if p < 0.05 else "not a significant change"
