@@ -20,8 +20,12 @@ def make_workdir(work: Path) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Snakefile", work / "Snakefile")
     shutil.copytree(ROOT / "code" / "rules", work / "code" / "rules")
-    shutil.copytree(ROOT / "code" / "slmbench" / "figures", work / "code" / "slmbench" / "figures")
+    # the package's sources are rule inputs (a figure, a topic, the shared statistics, the task files)
+    shutil.copytree(
+        ROOT / "code" / "slmbench", work / "code" / "slmbench", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copytree(ROOT / "data" / "external", work / "data" / "external")
+    shutil.copytree(ROOT / "data" / "eligibility", work / "data" / "eligibility")
     shutil.copytree(ROOT / "envs", work / "envs")
     paper = work / "paper"
     paper.mkdir()
