@@ -89,6 +89,7 @@ rule verify:
         summary="data/processed/external_summary.parquet",
         replay="data/processed/replay_strict.json",
         control=f"{PROCESSED}/control.json",
+        baselines=str(BASELINES),
         config="config.yaml",
     params:
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
