@@ -25,6 +25,9 @@ PROCESSED = "data/processed"
 ANALYSIS_CODE = sorted(
     [str(p) for p in Path("code/slmbench/analysis").glob("*.py")] + ["code/slmbench/analysis/topics/common.py"]
 )  # the statistics and phrases every topic uses: editing them reruns the topics
+PACKAGE_SOURCES = sorted(
+    str(p) for p in Path("code/slmbench").rglob("*") if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
+)  # what judges and tabulates a record (checks, tasks, scoring): editing any of it re-tidies
 TASK_FILES = sorted(str(p) for p in Path("code/slmbench/tasks/data").rglob("*.yaml"))
 SITE = "site"
 # Where each \res{} of the PDF links: <site_base>/numbers/<key>.html. Default: the site built here, relative to

@@ -19,6 +19,7 @@ rule tidy:
         shards=recorded_shards,
         external="data/processed/external_trials.parquet",
         config="config.yaml",
+        package=PACKAGE_SOURCES,
     output:
         trials="data/processed/trials.parquet",
         events="data/processed/events.parquet",
