@@ -26,7 +26,10 @@ ANALYSIS_CODE = sorted(
     [str(p) for p in Path("code/slmbench/analysis").glob("*.py")] + ["code/slmbench/analysis/topics/common.py"]
 )  # the statistics and phrases every topic uses: editing them reruns the topics
 PACKAGE_SOURCES = sorted(
-    str(p) for p in Path("code/slmbench").rglob("*") if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
+    str(p)
+    for part in ("scoring.py", "tidy.py", "config.py", "vocab.py", "tasks", "harness", "tools")
+    for p in ([Path("code/slmbench", part)] if part.endswith(".py") else Path("code/slmbench", part).rglob("*"))
+    if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
 )  # what judges and tabulates a record (checks, tasks, scoring): editing any of it re-tidies
 TASK_FILES = sorted(str(p) for p in Path("code/slmbench/tasks/data").rglob("*.yaml"))
 SITE = "site"
