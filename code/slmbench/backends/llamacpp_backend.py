@@ -87,6 +87,18 @@ def _load(key: _LoadKey) -> Any:
     return llm
 
 
+def gguf_chat_formatter(llm: Any, model_path: str | Path) -> Any:
+    """A formatter for the GGUF's own chat template (with its BOS/EOS strings); an error for a base model."""
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise BackendError(f"{model_path} has no chat template; set chat_format: plain for a base model")
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    eos = llm.detokenize([llm.token_eos()]).decode("utf-8", errors="ignore")
+    bos = llm.detokenize([llm.token_bos()]).decode("utf-8", errors="ignore")
+    return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+
 @register_backend("llamacpp")
 class LlamaCppBackend:
     """A GGUF model served in-process by llama-cpp-python."""
@@ -111,15 +123,7 @@ class LlamaCppBackend:
         self._extra = extra_fingerprint or {}
         template = self._llm.metadata.get("tokenizer.chat_template")
         if chat_format is None:
-            if not template:
-                raise BackendError(
-                    f"{model_path} has no chat template; set chat_format: plain for a base model"
-                )
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", errors="ignore")
-            bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", errors="ignore")
-            self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            self._formatter = gguf_chat_formatter(self._llm, model_path)
         self.supports_native_tools = bool(template and "tools" in template and chat_format is None)
 
     def render(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> tuple[str, list[str]]:

@@ -9,7 +9,6 @@ prefix never finds the prefix pruned). Prompts are rendered with the GGUF's chat
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from slmbench.backends.llamacpp_backend import render_plain
+from slmbench.backends.llamacpp_backend import gguf_chat_formatter, render_plain, usable_cpus
 
 
 class LlamaLogitModel:
@@ -34,11 +33,10 @@ class LlamaLogitModel:
         extra_fingerprint: dict[str, Any] | None = None,
     ) -> None:
         from llama_cpp import Llama
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         if not Path(model_path).exists():
             raise FileNotFoundError(f"model file {model_path} is missing")
-        threads = n_threads or os.cpu_count() or 1
+        threads = n_threads or usable_cpus()
         self._path = str(model_path)
         self._threads = threads
         self._llm = Llama(
@@ -55,14 +53,7 @@ class LlamaLogitModel:
         self._prefix_len = 0
         self._formatter: Any = None
         if chat_format is None:
-            template = self._llm.metadata.get("tokenizer.chat_template")
-            if not template:
-                raise ValueError(
-                    f"{model_path} has no chat template; set chat_format: plain for a base model"
-                )
-            eos = self._llm.detokenize([self._llm.token_eos()]).decode("utf-8", errors="ignore")
-            bos = self._llm.detokenize([self._llm.token_bos()]).decode("utf-8", errors="ignore")
-            self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            self._formatter = gguf_chat_formatter(self._llm, model_path)
 
     @property
     def n_ctx(self) -> int:
