@@ -102,7 +102,6 @@ class _Trial:
         self.executed: dict[str, tuple[str, ToolResult]] = {}  # call key -> (call id, delivered result)
         self.started = time.monotonic()
         self.call_seq = 0
-        self.last_text = ""
 
     def now(self) -> float:
         return round(time.monotonic() - self.started, 4)
@@ -136,8 +135,8 @@ class _Trial:
         self.calls.append({"name": name, "arguments": arguments, "ok": result.ok, "result": result.content})
         return result
 
-    def ask(self, turn: int, messages: list[Message], purpose: str = "turn") -> ParseOutcome:
-        """One model call: request and response events, then the parse of the reply."""
+    def ask(self, turn: int, messages: list[Message], purpose: str = "turn") -> tuple[ParseOutcome, str]:
+        """One model call: request and response events, then the parse of the reply and its raw text."""
         s = self.settings
         tools_arg = self.functions if self.native else None
         options = GenerationOptions(
@@ -172,11 +171,10 @@ class _Trial:
                 logprobs=reply.logprobs,
             )
         )
-        self.last_text = reply.text
         parsed = parse_output(reply.text, reply.native_tool_calls, self.schemas, s.parser_mode, s.scaffold)
         if self.conditions.answer_channel and parsed.refusals:
             parsed = self._resolve_action_names(parsed)
-        return parsed
+        return parsed, reply.text
 
     def _resolve_action_names(self, parsed: ParseOutcome) -> ParseOutcome:
         """Answer channel: an action name used as a tool name becomes a call of its tool (named repair)."""
@@ -195,29 +193,35 @@ class _Trial:
         )
         return text
 
-    def final_from(self, turn: int, parsed: ParseOutcome, text: str) -> str | None:
-        """The final answer this reply gives, if any, with the channel it came through."""
-        for accepted in parsed.accepted:
-            if accepted.call.name == proto.FINAL_ANSWER_TOOL:
-                value = accepted.arguments.get("answer", "")
-                return self.answer(turn, proto.answer_text(value), "final_answer_tool")
+    @staticmethod
+    def tool_answer(parsed: ParseOutcome) -> str | None:
+        """The answer given through the ``final_answer`` tool in this reply, if any."""
+        call = next((a for a in parsed.accepted if a.call.name == proto.FINAL_ANSWER_TOOL), None)
+        return None if call is None else proto.answer_text(call.arguments.get("answer", ""))
+
+    def given_answer(self, parsed: ParseOutcome, text: str) -> tuple[str, str] | None:
+        """The answer a reply gives and its channel: the answer tool, an answer inside a re-emitted call (answer
+        channel), or plain text (a reply with no call at all)."""
+        tool = self.tool_answer(parsed)
+        if tool is not None:
+            return tool, "final_answer_tool"
         if self.conditions.answer_channel:
             embedded = proto.answer_in_call(text, self.executed)
             if embedded is not None:
-                return self.answer(turn, embedded, "answer_in_call")
+                return embedded, "answer_in_call"
         if not parsed.accepted and not parsed.refusals:
-            return self.answer(turn, parsed.final_answer or "", "text")
+            return parsed.final_answer or "", "text"
         return None
 
     def step(self, turn: int, messages: list[Message]) -> str | None:
         """One model turn; returns the final answer when the model gave one, else None."""
-        parsed = self.ask(turn, messages)
-        text = self.last_text
+        parsed, text = self.ask(turn, messages)
         calls = [a for a in parsed.accepted if a.call.name != proto.FINAL_ANSWER_TOOL]
-        final = self.final_from(turn, parsed, text) if not calls else None
-        if final is not None:
-            return final
-        if self.conditions.answer_channel and calls:
+        if not calls:
+            given = self.given_answer(parsed, text)
+            if given is not None:
+                return self.answer(turn, *given)
+        elif self.conditions.answer_channel:
             embedded = proto.answer_in_call(text, self.executed)
             if embedded is not None:
                 return self.answer(turn, embedded, "answer_in_call")
@@ -277,12 +281,8 @@ class _Trial:
                 (refusal.name, f"Your tool call was not accepted ({refusal.code}): {refusal.reason}")
             )
         self.extend_history(messages, text, ran, observed)
-        closing_call = next((a for a in parsed.accepted if a.call.name == proto.FINAL_ANSWER_TOOL), None)
-        if closing_call is not None:  # calls first, then the answer given in the same reply
-            return self.answer(
-                turn, proto.answer_text(closing_call.arguments.get("answer", "")), "final_answer_tool"
-            )
-        return None
+        tool = self.tool_answer(parsed)  # calls first, then an answer given in the same reply
+        return None if tool is None else self.answer(turn, tool, "final_answer_tool")
 
     def extend_history(
         self,
@@ -319,20 +319,9 @@ class _Trial:
     def closing(self, turn: int, messages: list[Message]) -> str | None:
         """Closing turn: ask once more for the answer in plain text; calls in the reply are not run."""
         messages.append({"role": "user", "content": proto.CLOSING_PROMPT})
-        parsed = self.ask(turn, messages, purpose="closing")
-        for accepted in parsed.accepted:
-            if accepted.call.name == proto.FINAL_ANSWER_TOOL:
-                return self.answer(
-                    turn, proto.answer_text(accepted.arguments.get("answer", "")), "closing_turn"
-                )
-        embedded = (
-            proto.answer_in_call(self.last_text, self.executed) if self.conditions.answer_channel else None
-        )
-        if embedded is not None:
-            return self.answer(turn, embedded, "closing_turn")
-        if not parsed.accepted and not parsed.refusals:
-            return self.answer(turn, parsed.final_answer or "", "closing_turn")
-        return None
+        parsed, text = self.ask(turn, messages, purpose="closing")
+        given = self.given_answer(parsed, text)
+        return None if given is None else self.answer(turn, given[0], "closing_turn")
 
     def loop(self) -> TrialRun:
         if self.conditions.clean_kv:
