@@ -23,8 +23,10 @@ shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
 ANALYSIS_CODE = sorted(
-    [str(p) for p in Path("code/slmbench/analysis").glob("*.py")] + ["code/slmbench/analysis/topics/common.py"]
-)  # the statistics and phrases every topic uses: editing them reruns the topics
+    [str(p) for p in Path("code/slmbench/analysis").glob("*.py")]
+    + [f"code/slmbench/analysis/topics/{name}.py" for name in ("common", "breakdowns")]
+    + ["code/slmbench/vocab.py"]
+)  # the statistics, phrases and vocabulary the topics use: editing them reruns the topics
 PACKAGE_SOURCES = sorted(
     str(p)
     for part in ("scoring.py", "tidy.py", "config.py", "vocab.py", "tasks", "harness", "tools")
