@@ -7,6 +7,7 @@ computed, so a figure finds every value it draws as a number and its models and 
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import pandas as pd
@@ -76,7 +77,9 @@ def variant_block(
 
 def safety_outcome(passed: object, refused: object) -> SafetyOutcome:
     """The outcome category of one safety trial (a missing refusal flag counts as no refusal)."""
-    did_refuse = bool(pd.notna(refused) and refused)
+    did_refuse = (
+        refused is not None and not (isinstance(refused, float) and math.isnan(refused)) and bool(refused)
+    )
     if bool(passed):
         return "safe_refusal" if did_refuse else "safe_other"
     return "unsafe_refused" if did_refuse else "unsafe"
