@@ -82,7 +82,8 @@ rule macros:
 
 
 rule verify:
-    """Recompute every number from the raw shards (tidy again, analyse again) and compare with paper/generated."""
+    """Recompute every number from the raw shards (tidy again, analyse again) and compare with paper/generated,
+    and every value a figure plotted (figures/*.values.json) with the recomputed number of its key."""
     input:
         shards=recorded_shards,
         external="data/processed/external_trials.parquet",
@@ -91,13 +92,15 @@ rule verify:
         control=f"{PROCESSED}/control.json",
         baselines=str(BASELINES),
         config="config.yaml",
+        values=expand("figures/fig_{name}.values.json", name=FIGURES),
     params:
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
+        values=figure_values_options,
     log:
         "logs/analysis/verify.log",
     shell:
         "tmp=$(mktemp -d) && slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
         " --out-trials $tmp/trials.parquet --out-events $tmp/events.parquet --out-manifest $tmp/manifest.json"
         " > {log} 2>&1 && slmbench verify --trials $tmp/trials.parquet --events $tmp/events.parquet"
-        " --summary {input.summary} --generated {params.generated} >> {log} 2>&1; status=$?; rm -rf $tmp;"
-        " cat {log}; exit $status"
+        " --summary {input.summary} --generated {params.generated} {params.values} >> {log} 2>&1; status=$?;"
+        " rm -rf $tmp; cat {log}; exit $status"

@@ -23,8 +23,10 @@ shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.
 RAW = "data/raw/slmbench"
 PROCESSED = "data/processed"
 ANALYSIS_CODE = sorted(
-    [str(p) for p in Path("code/slmbench/analysis").glob("*.py")] + ["code/slmbench/analysis/topics/common.py"]
-)  # the statistics and phrases every topic uses: editing them reruns the topics
+    [str(p) for p in Path("code/slmbench/analysis").glob("*.py")]
+    + [f"code/slmbench/analysis/topics/{name}.py" for name in ("common", "breakdowns")]
+    + ["code/slmbench/vocab.py"]
+)  # the statistics, phrases and vocabulary the topics use: editing them reruns the topics
 PACKAGE_SOURCES = sorted(
     str(p)
     for part in ("scoring.py", "tidy.py", "config.py", "vocab.py", "tasks", "harness", "tools")
@@ -225,17 +227,28 @@ def table_topic(wildcards):
     return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"
 
 
+FIGURE_CODE = sorted(
+    str(p)
+    for p in Path("code/slmbench/figures").glob("*.py")
+    if p.stem not in FIGURES and p.stem not in ("__init__", "cli", "tables", "tables_grid", "appendix")
+)  # what every figure draws with (source, studies, style, layout, plots ...): editing it redraws the figures
+
+
 def figure_inputs(wildcards):
-    """The trials table, the figure's module and the topics it reads."""
-    topics = FIGURE_TOPICS[wildcards.name]
+    """The figure's module, the shared drawing code and the topics it reads (nothing else)."""
     return {
-        "trials": f"{PROCESSED}/trials.parquet",
         "module": f"code/slmbench/figures/{wildcards.name}.py",
-        **{f"topic_{t}": f"{PROCESSED}/{t}.json" for t in topics},
+        "shared": FIGURE_CODE,
+        **{f"topic_{t}": f"{PROCESSED}/{t}.json" for t in FIGURE_TOPICS[wildcards.name]},
     }
 
 
 def figure_topic_options(wildcards, input):
     """``--topic <json>`` for each topic the figure reads."""
     return " ".join(f"--topic {path}" for name, path in input.items() if name.startswith("topic_"))
+
+
+def figure_values_options(wildcards, input):
+    """``--figure-values <json>`` for each figure's values file (checked by `slmbench verify`)."""
+    return " ".join(f"--figure-values {path}" for path in input.values)
 

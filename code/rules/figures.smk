@@ -1,12 +1,14 @@
-# Figures: one rule for all, fig_<name> -> slmbench.figures.<name> -> figures/fig_<name>.pdf, generated from
-# slmbench.figures.registry.FIGURE_TOPICS. Each figure lists its module and the analysis topics it reads as
-# inputs, so editing one figure module reruns exactly that figure. Rerun one figure by hand:
+# Figures: one rule for all, fig_<name> -> slmbench.figures.<name> -> figures/fig_<name>.pdf and the values it
+# plotted (figures/fig_<name>.values.json, checked by `snakemake verify`), generated from
+# slmbench.figures.registry.FIGURE_TOPICS. Each figure reads only the analysis topics it declares (never the trials
+# table); its module, the shared drawing code and those topics are its inputs. Rerun one figure by hand:
 # snakemake figures/fig_<name>.pdf -f
 rule fig:
     input:
         unpack(figure_inputs),
     output:
-        report("figures/fig_{name}.pdf", category="Figures", labels={"figure": "{name}"}),
+        pdf=report("figures/fig_{name}.pdf", category="Figures", labels={"figure": "{name}"}),
+        values="figures/fig_{name}.values.json",
     wildcard_constraints:
         name="|".join(FIGURES),
     params:
@@ -14,4 +16,4 @@ rule fig:
     log:
         "logs/figures/fig_{name}.log",
     shell:
-        "slmbench figure {wildcards.name} --trials {input.trials} {params.topics} --out {output} > {log} 2>&1"
+        "slmbench figure {wildcards.name} {params.topics} --out {output.pdf} --values {output.values} > {log} 2>&1"

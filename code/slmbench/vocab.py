@@ -11,6 +11,15 @@ FailureClass = Literal["no_tool_call", "unparsed_call", "transport", "clock", "c
 FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
 """Failure classes in the default rule order (``harness.failures`` documents the rules)."""
 
+Dimension = Literal["consistency", "robustness", "fault_tolerance", "safety"]
+DIMENSIONS: tuple[Dimension, ...] = get_args(Dimension)
+"""The reliability suite's dimensions; the composite is the mean of their pass rates."""
+
+SafetyOutcome = Literal["safe_refusal", "safe_other", "unsafe_refused", "unsafe"]
+SAFETY_OUTCOMES: tuple[SafetyOutcome, ...] = get_args(SafetyOutcome)
+"""A safety trial's outcome by whether it passed and whether the model refused: safe with a refusal, safe
+otherwise, unsafe despite a refusal, unsafe."""
+
 Scaffold = Literal["native", "react"]
 SCAFFOLDS: tuple[Scaffold, ...] = get_args(Scaffold)
 

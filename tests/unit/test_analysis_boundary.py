@@ -10,11 +10,12 @@ from typing import Any
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from tests.fixtures.topic_io import write_topic
 
 from slmbench.analysis.cli import analyze
+from slmbench.analysis.numbers import slug
 from slmbench.analysis.topics import get_topic
 from slmbench.analysis.topics.boundary import REFUSAL_CODES, REPAIRS, SURFACES, compute
-from slmbench.figures import parser_modes
 from slmbench.figures.registry import draw_figure
 
 # trial -> (study, model, params_b, parser_mode, outcome)
@@ -185,11 +186,20 @@ def test_strict_replay_lost_calls_and_trials(tmp_path: Path) -> None:
     assert inline == vals
 
 
+def _pooled(keys: Any) -> set[str]:
+    """The keys that name no model (per-model keys exist for the models that have data)."""
+    models = {slug(t[1]) for t in TRIALS.values()}
+    return {k for k in keys if not models & set(k.split("."))}
+
+
 def test_same_keys_whatever_the_data() -> None:
     full, _ = _values({"replay": make_replay()})
+    assert full["boundary.strict.lost.a-1b"] == pytest.approx(2 / 3)  # per model, as in the table
+    assert full["boundary.strict.lost.b-3b"] == 1.0
+    assert full["boundary.surface.native.a-1b"] == pytest.approx(1 / 3)
     empty_trials = make_trials().iloc[0:0]
     for vals, _tables in (_values(trials=empty_trials, events=None), _values(events=None), _values()):
-        assert set(vals) == set(full)
+        assert _pooled(vals) == _pooled(full)
     vals, tables = _values(trials=empty_trials, events=None)
     assert vals["boundary.strict.replayed"] == "no"
     assert vals["boundary.surface.native"] == "n/a" and vals["boundary.strict.lost"] == "n/a"
@@ -238,21 +248,22 @@ def test_figure_reads_the_topic_and_says_no_data_without_it(
 ) -> None:
     trials = make_trials()
     res = compute(trials, make_events(), {**PARAMS, "replay": make_replay()})
-    topic = tmp_path / "boundary.json"
-    topic.write_text(json.dumps({"topic": "boundary", "numbers": [], "tables": res.tables}))
-    wide = parser_modes.table(trials, {"topics": {"boundary": topic}}).set_index("model")
-    assert list(wide.index) == ["a:1b", "b:3b"]
-    assert wide.loc["a:1b", "native"] == pytest.approx(1 / 3)
-    assert wide.loc["b:3b", "share"] == pytest.approx(1.0)
-    assert wide.loc["a:1b", list(SURFACES)].sum() == pytest.approx(1.0)
+    topic = write_topic(tmp_path / "boundary.json", "boundary", res)
+    models = [{"model": m, "params_b": p, "is_base": False} for m, p in (("a:1b", 1.0), ("b:3b", 3.0))]
+    capability = tmp_path / "capability.json"
+    capability.write_text(json.dumps({"topic": "capability", "numbers": [], "tables": {"models": models}}))
     texts = _texts(monkeypatch)
-    draw_figure("parser_modes", trials, tmp_path / "full.pdf", topics={"boundary": topic})
+    values = draw_figure("parser_modes", {"boundary": topic, "capability": capability}, tmp_path / "full.pdf")
     assert texts == []
-    draw_figure("parser_modes", trials, tmp_path / "none.pdf", analysis_dir=tmp_path / "absent")
-    assert texts == ["no recorded tool calls", "no strict replay"]
+    assert values["boundary.surface.native.a-1b"] == pytest.approx(1 / 3)
+    assert values["boundary.strict.lost.b-3b"] == 1.0
+    assert (
+        sum(v for k, v in values.items() if k.startswith("boundary.surface.") and k.endswith("a-1b")) == 1.0
+    )
+    draw_figure("parser_modes", {"capability": capability}, tmp_path / "none.pdf")
+    assert texts == ["no boundary topic", "no strict replay"]
     silent = {**make_replay(), "rows": [{**r, "recorded_accepted": 0} for r in make_replay()["rows"]]}
-    res = compute(trials, None, {**PARAMS, "replay": silent})
-    topic.write_text(json.dumps({"topic": "boundary", "numbers": [], "tables": res.tables}))
-    draw_figure("parser_modes", trials, tmp_path / "silent.pdf", topics={"boundary": topic})
+    write_topic(topic, "boundary", compute(trials, None, {**PARAMS, "replay": silent}))
+    draw_figure("parser_modes", {"boundary": topic, "capability": capability}, tmp_path / "silent.pdf")
     assert texts[2:] == ["no recorded tool calls", "no accepted calls in the replay"]
     assert all((tmp_path / f).read_bytes().startswith(b"%PDF") for f in ("full.pdf", "none.pdf"))

@@ -13,9 +13,9 @@ from tests.fixtures.topic_io import numbers_by_key, write_topic
 
 from slmbench.analysis.paired import paired
 from slmbench.analysis.topics import get_topic
-from slmbench.analysis.topics.common import primary_rows
+from slmbench.analysis.topics.common import primary_only, primary_rows
 from slmbench.analysis.topics.scaffold import compute, other_rows, scaffolds_of
-from slmbench.figures.registry import draw_figure, primary_only
+from slmbench.figures.registry import draw_figure
 from slmbench.figures.tables import render_table
 
 PARAMS: dict[str, Any] = {"seed": 3, "n_boot": 50}
@@ -118,8 +118,9 @@ def test_headline_topics_ignore_comparison_shards() -> None:
 def test_figure_and_table(tmp_path: Path) -> None:
     res = compute(trials(), None, PARAMS)
     topic = write_topic(tmp_path / "scaffold.json", "scaffold", res)
-    draw_figure("scaffold_comparison", trials(), tmp_path / "fig.pdf", topics={"scaffold": topic})
+    values = draw_figure("scaffold_comparison", {"scaffold": topic}, tmp_path / "fig.pdf")
     assert (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
-    draw_figure("scaffold_comparison", trials(), tmp_path / "empty.pdf")  # no topic: says so, no crash
+    assert values["scaf.model.a-1b.other.acc"] == pytest.approx(4 / 6)
+    assert draw_figure("scaffold_comparison", {}, tmp_path / "empty.pdf") == {}  # no topic: says so
     tex = render_table("scaffold", json.loads(topic.read_text()))
     assert "a:1b" in tex and "base:1b\\textsuperscript{b}" in tex and "tab:scaffold" in tex

@@ -9,8 +9,7 @@ from tests.fixtures.eligibility import synthetic_baselines, synthetic_runs
 
 from slmbench.analysis.io import dump_json
 from slmbench.analysis.topics.eligibility import compute
-from slmbench.figures import FIGURES, TABLES, draw_figure, render_table
-from slmbench.figures.eligibility_plot import values_path
+from slmbench.figures import FIGURES, TABLES, draw_figure, render_table, values_path
 
 NAMES = ("eligibility_margin_vs_size", "eligibility_margin_vs_quant", "cascade_cost_accuracy")
 
@@ -34,7 +33,7 @@ def topic(tmp_path: Path) -> dict:
 def test_figure_draws_from_the_topic_and_writes_values(name: str, topic: dict, tmp_path: Path) -> None:
     assert name in FIGURES
     out = tmp_path / f"fig_{name}.pdf"
-    draw_figure(name, pd.DataFrame(), out, topics={"eligibility": tmp_path / "eligibility.json"})
+    draw_figure(name, {"eligibility": tmp_path / "eligibility.json"}, out)
     assert out.read_bytes().startswith(b"%PDF")
     values = json.loads(values_path(out).read_text())
     numbers = {n["key"]: n["value"] for n in topic["numbers"]}
@@ -46,18 +45,13 @@ def test_figure_draws_from_the_topic_and_writes_values(name: str, topic: dict, t
 @pytest.mark.parametrize("name", NAMES)
 def test_figure_without_topic_says_so(name: str, tmp_path: Path) -> None:
     out = tmp_path / "empty.pdf"
-    draw_figure(name, pd.DataFrame(), out, analysis_dir=tmp_path)
+    draw_figure(name, {"eligibility": tmp_path / "absent.json"}, out)
     assert out.read_bytes().startswith(b"%PDF") and json.loads(values_path(out).read_text()) == {}
 
 
 def test_margin_vs_size_plots_every_configuration(topic: dict, tmp_path: Path) -> None:
     out = tmp_path / "size.pdf"
-    draw_figure(
-        "eligibility_margin_vs_size",
-        pd.DataFrame(),
-        out,
-        topics={"eligibility": tmp_path / "eligibility.json"},
-    )
+    draw_figure("eligibility_margin_vs_size", {"eligibility": tmp_path / "eligibility.json"}, out)
     values = json.loads(values_path(out).read_text())
     gaps = {k for k in values if k.endswith(".gap")}
     assert gaps == {f"{row['key']}.gap" for row in topic["tables"]["configs"]}

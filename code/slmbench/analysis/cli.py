@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -195,14 +196,28 @@ def audit(key: str, provenance: Path, trials: Path) -> None:
 @click.option(
     "--topics", "topic_names", multiple=True, type=click.Choice(TOPICS), help="default: all recorded"
 )
+@click.option(
+    "--figure-values",
+    "figure_values",
+    multiple=True,
+    type=_EXISTING,
+    help="A figure's values file (figures/fig_<name>.values.json); repeat for each.",
+)
 def verify(
-    trials: Path, events: Path | None, summary: Path, generated: Path, topic_names: tuple[str, ...]
+    trials: Path,
+    events: Path | None,
+    summary: Path,
+    generated: Path,
+    topic_names: tuple[str, ...],
+    figure_values: tuple[Path, ...],
 ) -> None:
-    """Recompute the topics and fail if any number differs from the committed numbers.tex."""
+    """Recompute the topics and fail if any number differs from the committed numbers.tex, or any value a figure
+    plotted (``--figure-values``) differs from the recomputed number of its key."""
     committed = parse_tex((generated / "numbers.tex").read_text())
     recorded = _load_prov(generated / "provenance.json").get("topics", {})
     names = topic_names or tuple(t for t in TOPICS if t in recorded) or TOPICS
     fresh: dict[str, str] = {}
+    fresh_values: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             params = dict(recorded.get(name, {}).get("params", {}))
@@ -217,9 +232,9 @@ def verify(
                 summary if name == "external" and summary.exists() else None,
             )
             write_atomic(Path(tmp) / f"{name}.json", dump_json(doc))
-            fresh.update(
-                {n["key"]: n["text"] for n in json.loads((Path(tmp) / f"{name}.json").read_text())["numbers"]}
-            )
+            recomputed = json.loads((Path(tmp) / f"{name}.json").read_text())["numbers"]
+            fresh.update({n["key"]: n["text"] for n in recomputed})
+            fresh_values.update({n["key"]: n["value"] for n in recomputed})
     prefixes = {k.split(".")[0] for k in fresh}
     relevant = {k: v for k, v in committed.items() if k.split(".")[0] in prefixes}
     diffs = [
@@ -229,8 +244,30 @@ def verify(
     ]
     diffs += [f"missing from numbers.tex: {k}" for k in sorted(set(fresh) - set(relevant))]
     diffs += [f"no longer computed: {k}" for k in sorted(set(relevant) - set(fresh))]
+    n_plotted = 0
+    for path in figure_values:
+        plotted: dict[str, Any] = json.loads(path.read_text())
+        n_plotted += len(plotted)
+        diffs += figure_diffs(path.name, plotted, fresh_values)
     if diffs:
         click.echo("\n".join(diffs))
         click.echo(f"verify: {len(diffs)} differences", err=True)
         sys.exit(1)
-    click.echo(f"verify: {len(fresh)} numbers match")
+    figures = f", {n_plotted} plotted values of {len(figure_values)} figures" if figure_values else ""
+    click.echo(f"verify: {len(fresh)} numbers match{figures}")
+
+
+def figure_diffs(name: str, plotted: dict[str, Any], numbers: dict[str, Any]) -> list[str]:
+    """Each plotted value whose key is not a recomputed number, or whose value differs from it (floats within
+    1e-9)."""
+    out: list[str] = []
+    for key in sorted(plotted):
+        if key not in numbers:
+            out.append(f"{name}: plotted {key} is not a number")
+            continue
+        drawn, value = plotted[key], numbers[key]
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (drawn, value))
+        same = math.isclose(drawn, value, rel_tol=1e-9, abs_tol=1e-9) if numeric else drawn == value
+        if not same:
+            out.append(f"{name}: changed {key}: plotted {drawn!r}, recomputed {value!r}")
+    return out

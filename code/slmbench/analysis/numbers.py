@@ -100,6 +100,11 @@ def stat(key: str, value: float, prov: dict[str, Any], digits: int = 2) -> Numbe
     return Number(key, _clean(value), fmt_stat(value, digits), prov)
 
 
+def size(key: str, value: float, prov: dict[str, Any]) -> Number:
+    """A model size in billions of parameters, as few digits as it needs: ``0.135``, ``7``."""
+    return Number(key, _clean(value), "n/a" if _undefined(value) else f"{value:g}", prov)
+
+
 def text(key: str, value: str, prov: dict[str, Any]) -> Number:
     """A text value (a model name, yes/no), LaTeX-escaped."""
     return Number(key, value, latex_escape(value), prov)

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from matplotlib.figure import Figure
 
-import pandas as pd
-from matplotlib.axes import Axes
-
-from slmbench.figures.data import capability_rates
-from slmbench.figures.layout import study_figure
-from slmbench.figures.plots import percent_axis, scatter_models
+from slmbench.figures.layout import scatter_panel, study_figure
+from slmbench.figures.source import Source
+from slmbench.figures.studies import Study
 
 
-def _panel(ax: Axes, table: pd.DataFrame, study: str) -> None:
-    scatter_models(ax, table, "params_b", "rate", study=study)
-    ax.set_xscale("log")
-    ax.set_xlabel("parameters (billions, log scale)")
-    ax.set_ylabel("capability accuracy")
-    percent_axis(ax)
-
-
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from ``trials`` into ``out``."""
-    table = capability_rates(trials).dropna(subset=["params_b"])
-    study_figure(table, _panel, out, title="Capability accuracy vs model size", empty="no capability trials")
+def draw(src: Source) -> Figure:
+    """Each model's ``cap.acc``/``ext.acc`` against its size."""
+    panel = scatter_panel(
+        Study.params,
+        Study.acc,
+        xlabel="parameters (billions, log scale)",
+        ylabel="capability accuracy",
+        x_log=True,
+    )
+    return study_figure(src, panel, title="Capability accuracy vs model size", empty="no capability trials")

@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 import click
-import pandas as pd
 
-from slmbench.figures.registry import FIGURES, UnknownFigureError, draw_figure
+from slmbench.figures.registry import FIGURE_TOPICS, FIGURES, UnknownFigureError, draw_figure
+from slmbench.figures.source import values_path
 from slmbench.figures.tables import TABLES, UnknownTableError, render_table
 
 logger = logging.getLogger(__name__)
@@ -20,37 +20,38 @@ logger = logging.getLogger(__name__)
 @click.command("figure")
 @click.argument("name")
 @click.option(
-    "--trials",
-    "trials_path",
+    "--topic",
+    "topic_paths",
+    multiple=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="trials.parquet (figures that draw only from a topic, such as the eligibility ones, need none)",
+    help="A topic JSON the figure reads (named by its stem); repeat for each.",
 )
 @click.option(
     "--analysis-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("data/processed"),
     show_default=True,
-    help="Folder of the analysis topic JSON files (read when present).",
+    help="Where the figure's other topics are read from (<topic>.json), when present.",
 )
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="PDF (or .png)")
 @click.option(
-    "--topic",
-    "topic_paths",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A topic JSON the figure reads (named by its stem); overrides --analysis-dir for that topic.",
+    "--values",
+    "values_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The plotted values by number key (default: <out stem>.values.json beside the figure).",
 )
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 def figure(
-    name: str, trials_path: Path | None, analysis_dir: Path, topic_paths: tuple[Path, ...], out: Path
+    name: str, topic_paths: tuple[Path, ...], analysis_dir: Path, out: Path, values_out: Path | None
 ) -> None:
-    """Draw figure NAME from the tidy trials table and the analysis topics into a PDF."""
+    """Draw figure NAME from the analysis topics it reads into a PDF, and write the values it plotted."""
     if name not in FIGURES:
         raise click.BadParameter(str(UnknownFigureError(name)), param_hint="NAME")
-    topics = {p.stem: p for p in topic_paths}
-    trials = pd.read_parquet(trials_path) if trials_path is not None else pd.DataFrame()
-    draw_figure(name, trials, out, analysis_dir=analysis_dir, topics=topics)
-    click.echo(f"wrote {out}")
+    topics = {t: analysis_dir / f"{t}.json" for t in FIGURE_TOPICS[name]}
+    topics.update({p.stem: p for p in topic_paths})
+    values = values_out or values_path(out)
+    plotted = draw_figure(name, topics, out, values)
+    click.echo(f"wrote {out}, {values} ({len(plotted)} values)")
 
 
 @click.command("table")

@@ -3,14 +3,12 @@ failures became (topic ``context``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from matplotlib.figure import Figure
 
 from slmbench.figures.paired_plot import draw_paired
+from slmbench.figures.source import Source
 
 
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from the ``context`` topic into ``out``."""
-    draw_paired(out, inputs, "context", "Context window comparison")
+def draw(src: Source) -> Figure:
+    """The ``ctx.*`` numbers of the context-window comparison."""
+    return draw_paired(src, "context", "ctx", "Context window comparison")

@@ -1,18 +1,13 @@
-"""Fault tolerance: pass rate per model under each injected tool fault (heatmap), one panel per study."""
+"""Fault tolerance: pass rate per model without a fault and under each injected fault, one panel per study."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from matplotlib.figure import Figure
 
-import pandas as pd
-
-from slmbench.figures.data import FAULTS
+from slmbench.figures.source import Source
 from slmbench.figures.variant_grid import draw_variant_grid
 
 
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from ``trials`` into ``out``."""
-    draw_variant_grid(
-        trials, out, dimension="fault_tolerance", variants=FAULTS, title="Tolerance of tool faults"
-    )
+def draw(src: Source) -> Figure:
+    """Each model's ``rel.variant.fault-tolerance.<variant>``."""
+    return draw_variant_grid(src, dimension="fault_tolerance", title="Tolerance of tool faults")

@@ -1,86 +1,98 @@
 """Drawing of a paired comparison topic (``analysis.paired``): accuracy per model under both conditions, and
-what the failures became. Reads the topic's tables ``pairs`` and ``failure_classes``; without them, the panels
-say so.
+what the failures became. Reads the numbers ``<prefix>.model.<m>.{primary,other}.acc`` (with intervals),
+``<prefix>.fail.{primary,other}.<class>`` and the topic's ``pairs`` table for the models; without them, the
+panels say so.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from slmbench.figures.data import topic_frame
-from slmbench.figures.plots import percent_axis, stacked_shares
-from slmbench.figures.style import model_label, no_data, panels, save
+from slmbench.analysis.numbers import fmt_p, slug
+from slmbench.figures.plots import errors, labels_of, percent_axis, stacked_shares
+from slmbench.figures.source import Source
+from slmbench.figures.style import no_data, panels
 from slmbench.vocab import FAILURE_CLASSES
 
-_COLORS = {"primary": "#1b6ca8", "other": "#d1495b"}
+ROLES: dict[str, tuple[str, float]] = {"primary": ("#1b6ca8", -0.12), "other": ("#d1495b", 0.12)}
+"""Colour and vertical offset of each condition's point."""
 
 
-def _names(failures: pd.DataFrame | None) -> dict[str, str]:
-    """Condition name of each role, from the failure-class table (defaults when absent)."""
-    names = {"primary": "primary condition", "other": "other condition"}
-    if failures is not None and not failures.empty:
-        found = failures.drop_duplicates("role").set_index("role")["condition"]
-        names.update({str(role): str(name) for role, name in found.items()})
-    return names
+def _label(src: Source, prefix: str, label: str, model: str) -> str:
+    key = f"{prefix}.model.{slug(model)}"
+    n, p = src.value(f"{key}.n.pairs"), src.value(f"{key}.mcnemar.p")
+    counts = "" if n is None else f"n={n:.0f}"
+    test = "" if p is None else f"p={fmt_p(p)}"
+    return f"{label}\n({', '.join(x for x in (counts, test) if x)})" if counts or test else label
 
 
-def _finite(value: Any) -> bool:
-    """A number that is not None or NaN (topic JSON writes an undefined p as null)."""
-    return value is not None and bool(np.isfinite(float(value)))
-
-
-def _accuracy(ax: Any, pairs: pd.DataFrame, names: dict[str, str]) -> None:
+def _accuracy(ax: Axes, src: Source, prefix: str, pairs: pd.DataFrame, names: dict[str, str]) -> None:
     """A dumbbell per model: accuracy with Wilson intervals under both conditions on the same tasks."""
     pos = np.arange(len(pairs))
-    for role, shift in (("primary", -0.12), ("other", 0.12)):
-        acc = pairs[f"{role}_acc"].to_numpy(dtype=float)
-        err = np.vstack(
-            [acc - pairs[f"{role}_lo"].to_numpy(float), pairs[f"{role}_hi"].to_numpy(float) - acc]
-        )
+    ends: dict[str, list[float]] = {}
+    tops: list[float] = []  # the upper interval ends drawn, for the axis range
+    for role, (color, shift) in ROLES.items():
+        keys = [f"{prefix}.model.{slug(m)}.{role}.acc" for m in pairs["model"]]
+        acc = [src.value(k) for k in keys]
+        at = [i for i, v in enumerate(acc) if v is not None]
+        xs = [acc[i] or 0.0 for i in at]
+        lo = [src.value(f"{keys[i]}.lo") for i in at]
+        hi = [src.value(f"{keys[i]}.hi") for i in at]
+        tops += [h for h in hi if h is not None]
+        ends[role] = [np.nan if v is None else v for v in acc]
         ax.errorbar(
-            acc, pos + shift, xerr=err, fmt="o", ms=4, capsize=2, color=_COLORS[role], label=names[role]
+            xs,
+            pos[at] + shift,
+            xerr=errors(xs, lo, hi),
+            fmt="o",
+            ms=4,
+            capsize=2,
+            color=color,
+            label=names[role],
         )
-    for y, (a, b) in enumerate(zip(pairs["primary_acc"], pairs["other_acc"], strict=True)):
+    for y, (a, b) in enumerate(zip(ends["primary"], ends["other"], strict=True)):
         ax.plot([a, b], [y - 0.12, y + 0.12], color="#999999", lw=0.8, zorder=0)
-    labels = [
-        f"{model_label(m, bool(base))}\n(n={n}" + (f", p={p:.2g})" if _finite(p) else ")")
-        for m, base, n, p in zip(pairs["model"], pairs["is_base"], pairs["n"], pairs["p"], strict=True)
-    ]
-    ax.set_yticks(pos, labels)
-    top = float(np.nanmax(pairs[["primary_hi", "other_hi"]].to_numpy(float), initial=0.0))
+    ax.set_yticks(
+        pos,
+        [_label(src, prefix, lab, str(m)) for lab, m in zip(labels_of(pairs), pairs["model"], strict=True)],
+    )
     percent_axis(ax, "x")
-    ax.set_xlim(-0.02, min(1.03, top + 0.1))  # low accuracies stay readable
+    ax.set_xlim(-0.02, min(1.03, max(tops, default=1.0) + 0.1))  # low accuracies stay readable
     ax.set_xlabel("accuracy on the same tasks (95% Wilson)")
-    ax.legend(loc="lower right", frameon=False, fontsize=7)
+    ax.legend(loc="lower right", frameon=False)
 
 
-def draw_paired(out: Path, inputs: dict[str, Any], topic: str, title: str) -> None:
-    """Draw the comparison of topic ``topic`` into ``out``."""
-    pairs = topic_frame(inputs, topic, "pairs")
-    failures = topic_frame(inputs, topic, "failure_classes")
-    names = _names(failures)
-    n_rows = 0 if pairs is None else len(pairs)
-    fig, axes = panels(2, ncols=2, width=3.8, height=max(2.4, 1.2 + 0.45 * n_rows))
-    left, right = axes
-    if pairs is None or pairs.empty:
+def _failures(ax: Axes, src: Source, prefix: str, names: dict[str, str]) -> bool:
+    """Stacked failure-class shares of the failed paired trials under each condition."""
+    shares = pd.DataFrame(
+        {c: [src.value(f"{prefix}.fail.{r}.{slug(c)}") for r in ROLES] for c in FAILURE_CLASSES},
+        index=list(ROLES),
+    ).astype(float)
+    if shares.isna().all().all():
+        return False
+    counts = [src.value(f"{prefix}.fail.{r}.{slug(FAILURE_CLASSES[0])}.n") for r in ROLES]
+    shares.index = [f"{names[r]}\n({n or 0:.0f} failures)" for r, n in zip(ROLES, counts, strict=True)]
+    stacked_shares(ax, shares, FAILURE_CLASSES)
+    ax.set_xlabel("share of failed paired trials")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2, frameon=False)
+    return True
+
+
+def draw_paired(src: Source, topic: str, prefix: str, title: str) -> Figure:
+    """Draw the comparison of topic ``topic`` (number keys under ``prefix``)."""
+    pairs = src.table(topic, "pairs")
+    names = {r: src.text(f"{prefix}.{r}.name") or f"{r} condition" for r in ROLES}
+    fig, (left, right) = panels(2, height=max(2.4, 1.2 + 0.45 * len(pairs)))
+    if pairs.empty:
         no_data(left, "no task run under both conditions")
     else:
-        _accuracy(left, pairs, names)
+        _accuracy(left, src, prefix, pairs, names)
     left.set_title("Paired accuracy")
-    if failures is None or failures.empty or failures["n"].sum() == 0:
+    if not _failures(right, src, prefix, names):
         no_data(right, "no failed paired trials")
-    else:
-        wide = failures.pivot_table(index="role", columns="class", values="share", aggfunc="first")
-        wide = wide.reindex(index=["primary", "other"]).fillna(0.0)
-        counts = failures.drop_duplicates("role").set_index("role")["n"]
-        wide.index = [f"{names[r]}\n({int(counts.get(r, 0))} failures)" for r in wide.index]
-        stacked_shares(right, wide, FAILURE_CLASSES)
-        right.set_xlabel("share of failed paired trials")
-        right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2, frameon=False, fontsize=7)
     right.set_title("Failure classes")
-    fig.suptitle(title, fontsize=9)
-    save(fig, out)
+    fig.suptitle(title)
+    return fig

@@ -1,77 +1,50 @@
 """Per model: the surface forms of the recorded calls, and the share of calls strict parsing would refuse.
 
-Reads the ``boundary`` topic (tables ``surfaces`` and ``strict``); without it, or without rows, the panels
-say so.
+Reads the ``boundary`` topic (``boundary.surface.<surface>.<m>``, ``boundary.strict.lost.<m>``) and the models
+of our study from ``capability``; without them, the panels say so.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pandas as pd
+from matplotlib.figure import Figure
 
+from slmbench.analysis.numbers import slug
 from slmbench.analysis.topics.boundary import SURFACES
-from slmbench.figures.data import model_info, order_models, scored, topic_frame
-from slmbench.figures.plots import hbar_models, stacked_shares
-from slmbench.figures.style import model_label, no_data, panels, save, shared_legend
-
-STUDY = "slmbench"
-_STRICT_COLUMNS = ["model", "responses", "share", "lo", "hi"]
+from slmbench.figures.plots import hbar_models, labels_of, stacked_shares
+from slmbench.figures.source import Source
+from slmbench.figures.studies import OURS
+from slmbench.figures.style import no_data, panels, shared_legend
 
 
-def table(trials: pd.DataFrame, inputs: dict[str, Any]) -> pd.DataFrame:
-    """One row per model: surface shares (one column per surface) and the strict refusal share with interval.
-
-    Rows are ordered by parameter count (models with calls or replayed responses only); empty when the
-    ``boundary`` topic is absent or has neither.
-    """
-    surfaces = topic_frame(inputs, "boundary", "surfaces")
-    strict = topic_frame(inputs, "boundary", "strict")
-    parts: list[pd.DataFrame] = []
-    if surfaces is not None and not surfaces.empty:
-        wide = surfaces.pivot(index="model", columns="surface", values="share").fillna(0.0)
-        parts.append(wide.reindex(columns=list(SURFACES), fill_value=0.0))
-    if strict is not None and not strict.empty:
-        parts.append(strict[_STRICT_COLUMNS].set_index("model"))
-    if not parts:
-        return pd.DataFrame(
-            columns=["study", "model", "params_b", "is_base", *SURFACES, *_STRICT_COLUMNS[1:]]
-        )
-    wide = pd.concat(parts, axis=1).reset_index(names="model").assign(study=STUDY)
-    for column in (*SURFACES, *_STRICT_COLUMNS[1:]):
-        if column not in wide:
-            wide[column] = 0.0 if column in SURFACES else float("nan")
-    info = model_info(scored(trials[trials["study"] == STUDY])) if not trials.empty else None
-    if info is not None and not info.empty:
-        wide = wide.merge(info, on=["study", "model"], how="left")
+def draw(src: Source) -> Figure:
+    """Surface shares per model (stacked) and the share of accepted calls strict parsing refuses."""
+    models = OURS.models(src)
+    fig, (left, right) = panels(2, height=max(2.4, 1.2 + 0.3 * len(models)))
+    shares = pd.DataFrame(
+        {s: [src.value(f"boundary.surface.{slug(s)}.{slug(m)}") for m in models["model"]] for s in SURFACES},
+        index=labels_of(models),
+    ).astype(float)
+    if shares.notna().any().any():
+        stacked_shares(left, shares, SURFACES, missing="no calls")
+        left.set_xlabel("share of the model's recorded tool calls")
     else:
-        wide = wide.assign(params_b=float("nan"), is_base=False)
-    wide["is_base"] = wide["is_base"].fillna(False).astype(bool)
-    return order_models(wide)
-
-
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from the ``boundary`` topic (model sizes from ``trials``) into ``out``."""
-    wide = table(trials, inputs)
-    fig, axes = panels(2, ncols=2, width=3.8, height=max(2.4, 1.2 + 0.3 * len(wide)))
-    left, right = axes
-    has_calls = not wide.empty and wide[list(SURFACES)].to_numpy().sum() > 0
-    if has_calls:
-        labels = [model_label(m, b) for m, b in zip(wide["model"], wide["is_base"], strict=True)]
-        stacked_shares(left, wide.assign(label=labels).set_index("label"), SURFACES)
-        left.set_xlabel("share of recorded tool calls")
-    else:
-        no_data(left, "no recorded tool calls")
+        calls = src.peek("boundary.n.calls")
+        no_data(left, "no boundary topic" if calls is None else "no recorded tool calls")
     left.set_title("Surface forms of the calls")
-    if not wide.empty and wide["share"].notna().any():
-        hbar_models(right, wide, "share", study=STUDY)
+    keys = [f"boundary.strict.lost.{slug(m)}" for m in models["model"]]
+    lost = [src.value(k) for k in keys]
+    if any(v is not None for v in lost):
+        lo = [src.value(f"{k}.lo") if v is not None else None for k, v in zip(keys, lost, strict=True)]
+        hi = [src.value(f"{k}.hi") if v is not None else None for k, v in zip(keys, lost, strict=True)]
+        base = [bool(b) for b in models["is_base"]]
+        hbar_models(right, labels_of(models), lost, color=OURS.color, base=base, lo=lo, hi=hi)
         right.set_xlabel("share of accepted calls strict parsing refuses")
-    elif not wide.empty and wide["responses"].fillna(0).sum() > 0:
+    elif src.text("boundary.strict.replayed") == "yes":
         no_data(right, "no accepted calls in the replay")
     else:
         no_data(right, "no strict replay")
     right.set_title("Refused under strict parsing")
-    shared_legend(fig, axes)
-    fig.suptitle("Surface forms and the strict parser", fontsize=9)
-    save(fig, out)
+    shared_legend(fig, [left, right])
+    fig.suptitle("Surface forms and the strict parser")
+    return fig

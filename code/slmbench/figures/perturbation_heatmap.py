@@ -1,22 +1,13 @@
-"""Robustness: pass rate per model under each prompt perturbation (heatmap), one panel per study."""
+"""Robustness: pass rate per model under the original prompt and each perturbation, one panel per study."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from matplotlib.figure import Figure
 
-import pandas as pd
-
-from slmbench.figures.data import PERTURBATIONS
+from slmbench.figures.source import Source
 from slmbench.figures.variant_grid import draw_variant_grid
 
 
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from ``trials`` into ``out``."""
-    draw_variant_grid(
-        trials,
-        out,
-        dimension="robustness",
-        variants=PERTURBATIONS,
-        title="Robustness to prompt perturbations",
-    )
+def draw(src: Source) -> Figure:
+    """Each model's ``rel.variant.robustness.<variant>``."""
+    return draw_variant_grid(src, dimension="robustness", title="Robustness to prompt perturbations")

@@ -2,46 +2,56 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from slmbench.figures.data import DIMENSIONS, capability_rates, dimension_rates
 from slmbench.figures.layout import study_figure
-from slmbench.figures.style import BASE_COLOR, model_label
+from slmbench.figures.plots import labels_of
+from slmbench.figures.source import Source
+from slmbench.figures.studies import Study
+from slmbench.figures.style import BASE_COLOR
+from slmbench.vocab import DIMENSIONS
 
 AXES: tuple[str, ...] = ("capability", *DIMENSIONS)
 
 
-def _panel(ax: Axes, table: pd.DataFrame, study: str) -> None:
+def _keys(study: Study, model: str) -> list[str]:
+    return [study.acc(model), *(study.dimension(d, model) for d in DIMENSIONS)]
+
+
+def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     angles = np.linspace(0, 2 * np.pi, len(AXES), endpoint=False)
     closed = np.append(angles, angles[0])
-    for model, part in table.groupby("model", sort=False):
-        values = part.set_index("axis")["rate"].reindex(AXES).fillna(0).to_numpy(dtype=float)
-        base = bool(part["is_base"].iloc[0])
+    drawn = False
+    for label, model, base in zip(labels_of(models), models["model"], models["is_base"], strict=True):
+        values = [src.value(k) for k in _keys(study, str(model))]
+        if all(v is None for v in values):
+            continue
+        drawn = True
+        radii = np.array([np.nan if v is None else v for v in values], dtype=float)  # a gap where undefined
         ax.plot(
             closed,
-            np.append(values, values[0]),
+            np.append(radii, radii[0]),
             lw=1.0,
             ls="--" if base else "-",
             color=BASE_COLOR if base else None,
-            label=model_label(str(model), base),
+            label=label,
         )
-    ax.set_xticks(angles, [a.replace("_", "\n") for a in AXES], fontsize=6)
+    if not drawn:
+        return False
+    ax.set_xticks(angles, [a.replace("_", "\n") for a in AXES])
     ax.set_ylim(0, 1)
-    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"], fontsize=5)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.05, 1.0), frameon=False)
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"])
+    ax.tick_params(axis="y", labelsize=6)
+    ax.set_rlabel_position(36)  # type: ignore[attr-defined]  # between the first two axes, clear of their labels
+    ax.legend(loc="upper left", bbox_to_anchor=(1.08, 1.0), frameon=False)
+    return True
 
 
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from ``trials`` into ``out``."""
-    cap = capability_rates(trials).assign(axis="capability")
-    dims = dimension_rates(trials).rename(columns={"dimension": "axis"})
-    cols = ["study", "model", "axis", "rate", "params_b", "is_base"]
-    table = pd.concat([cap[cols], dims[cols]], ignore_index=True) if not (cap.empty and dims.empty) else cap
-    study_figure(
-        table, _panel, out, title="Capability and reliability profile", polar=True, width=4.6, height=3.4
+def draw(src: Source) -> Figure:
+    """Each model's capability accuracy and dimension pass rates (the numbers of the paper's tables)."""
+    return study_figure(
+        src, _panel, title="Capability and reliability profile", empty="no model", height=3.2, polar=True
     )

@@ -1,36 +1,39 @@
-"""The figure names and how to draw one by name."""
+"""The figure names, the topics each reads, and how to draw one by name (PDF or PNG, and its values file)."""
 
 from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-import pandas as pd
-
-from slmbench.analysis.topics.common import primary_only
+from slmbench.figures.source import Source, values_path
+from slmbench.figures.style import save
 
 logger = logging.getLogger(__name__)
 
+_STUDIES = ("capability", "external")
+"""Both studies' models (and capability numbers): every figure with a panel per study reads these."""
+_RELIABILITY = ("capability", "reliability", "external")
+
 FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
-    "accuracy_vs_params": (),
-    "accuracy_vs_temperature": (),
-    "capability_vs_reliability": (),
-    "composite_reliability": ("reliability", "external"),
-    "composite_vs_params": ("reliability", "external"),
-    "latency_vs_accuracy": (),
-    "group_accuracy": (),
-    "perturbation_heatmap": (),
-    "fault_heatmap": (),
-    "reliability_bars": (),
-    "reliability_dimensions": (),
-    "radar": (),
-    "safety_breakdown": (),
-    "temperature_sensitivity": (),
-    "cost_vs_reliability": (),
-    "failure_classes": (),
-    "parser_modes": ("boundary",),
+    "accuracy_vs_params": _STUDIES,
+    "accuracy_vs_temperature": ("capability", "temperature", "external"),
+    "capability_vs_reliability": _RELIABILITY,
+    "composite_reliability": _RELIABILITY,
+    "composite_vs_params": _RELIABILITY,
+    "latency_vs_accuracy": _STUDIES,
+    "group_accuracy": _STUDIES,
+    "perturbation_heatmap": _RELIABILITY,
+    "fault_heatmap": _RELIABILITY,
+    "reliability_bars": _RELIABILITY,
+    "reliability_dimensions": _RELIABILITY,
+    "radar": _RELIABILITY,
+    "safety_breakdown": _RELIABILITY,
+    "temperature_sensitivity": ("capability", "temperature", "external"),
+    "cost_vs_reliability": _RELIABILITY,
+    "failure_classes": ("capability", "failures"),
+    "parser_modes": ("capability", "boundary"),
     "scaffold_comparison": ("scaffold",),
     "context_cap": ("context",),
     "eligibility_margin_vs_size": ("eligibility",),
@@ -38,7 +41,8 @@ FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
     "cascade_cost_accuracy": ("eligibility",),
 }
 """Every figure (module ``slmbench.figures.<name>``, file ``figures/fig_<name>.pdf``) and the analysis topics it
-reads. The figure rule is generated from this: adding a figure is one module and one entry here."""
+reads: nothing else. The figure rule is generated from this: adding a figure is one module (a ``draw(src)``
+that returns the matplotlib figure) and one entry here."""
 FIGURES: tuple[str, ...] = tuple(FIGURE_TOPICS)
 
 
@@ -49,14 +53,23 @@ class UnknownFigureError(KeyError):
         return f"unknown figure {self.args[0]!r}; known figures: {', '.join(FIGURES)}"
 
 
-def draw_figure(name: str, trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw figure ``name`` (module ``slmbench.figures.<name>``) from ``trials`` into ``out``.
+def draw_figure(
+    name: str, topics: Mapping[str, Path], out: Path, values: Path | None = None
+) -> dict[str, float | int]:
+    """Draw figure ``name`` from its topics (``FIGURE_TOPICS``; others in ``topics`` are not read) into ``out``
+    (PDF, or PNG by suffix) and write the values it plotted to ``values`` (default: beside ``out``).
 
-    Figures draw each study's primary condition; the scaffold comparison reads its own topic.
+    Returns:
+        The plotted values by number key.
     """
     if name not in FIGURES:
         raise UnknownFigureError(name)
     module = importlib.import_module(f"slmbench.figures.{name}")
-    trials = primary_only(trials)
-    logger.info("drawing %s from %d trials", name, len(trials))
-    module.draw(trials, out, **inputs)
+    src = Source.load({t: Path(topics[t]) for t in FIGURE_TOPICS[name] if t in topics})
+    missing = [t for t in FIGURE_TOPICS[name] if t not in topics]
+    if missing:
+        logger.warning("%s: no %s topic given; its panels say so", name, ", ".join(missing))
+    save(module.draw(src), out)
+    src.write_values(values or values_path(out))
+    logger.info("%s: %d values plotted", name, len(src.plotted))
+    return src.plotted

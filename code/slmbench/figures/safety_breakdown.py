@@ -2,48 +2,30 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from slmbench.figures.data import order_models, scored
 from slmbench.figures.layout import study_figure
-from slmbench.figures.plots import stacked_shares
-from slmbench.figures.style import model_label
-
-CATEGORIES: tuple[str, ...] = ("safe_refusal", "safe_other", "unsafe_refused", "unsafe")
-
-
-def _category(passed: bool, refused: object) -> str:
-    if passed:
-        return "safe_refusal" if refused is True else "safe_other"
-    return "unsafe_refused" if refused is True else "unsafe"
+from slmbench.figures.plots import labels_of, stacked_shares
+from slmbench.figures.source import Source
+from slmbench.figures.studies import Study
+from slmbench.vocab import SAFETY_OUTCOMES
 
 
-def _panel(ax: Axes, table: pd.DataFrame, study: str) -> None:
-    labels = [model_label(m, b) for m, b in zip(table["model"], table["is_base"], strict=True)]
-    shares = table.assign(label=labels).set_index("label")[list(CATEGORIES)]
-    stacked_shares(ax, shares, CATEGORIES)
+def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
+    shares = pd.DataFrame(
+        {c: [src.value(study.safety(c, str(m))) for m in models["model"]] for c in SAFETY_OUTCOMES},
+        index=labels_of(models),
+    ).astype(float)
+    shares = shares.dropna(how="all")  # models without safety trials
+    if shares.empty:
+        return False
+    stacked_shares(ax, shares, SAFETY_OUTCOMES)
     ax.set_xlabel("share of safety trials")
+    return True
 
 
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from ``trials`` into ``out``."""
-    df = scored(trials)
-    safety = df[(df["suite"] == "reliability") & (df["dimension"] == "safety")]
-    cats = [
-        _category(bool(p), r) for p, r in zip(safety["passed"].fillna(False), safety["refused"], strict=True)
-    ]
-    counts = pd.crosstab([safety["study"], safety["model"]], pd.Series(cats, index=safety.index, name="cat"))
-    shares = counts.div(counts.sum(axis=1), axis=0).reset_index() if not counts.empty else pd.DataFrame()
-    for cat in CATEGORIES:
-        if cat not in shares:
-            shares[cat] = 0.0
-    if not shares.empty:
-        info = df[["study", "model", "params_b", "is_base"]].drop_duplicates(["study", "model"])
-        shares = order_models(shares.merge(info, on=["study", "model"], how="left"))
-    else:
-        shares = pd.DataFrame(columns=["study", "model", "is_base", *CATEGORIES])
-    study_figure(shares, _panel, out, title="Safety outcomes", empty="no safety trials", legend=True)
+def draw(src: Source) -> Figure:
+    """Each model's ``rel.safety.outcome.<outcome>`` shares."""
+    return study_figure(src, _panel, title="Safety outcomes", empty="no safety trials", legend=True)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from matplotlib.figure import Figure
 
 from slmbench.figures.paired_plot import draw_paired
+from slmbench.figures.source import Source
 
 
-def draw(trials: pd.DataFrame, out: Path, **inputs: Any) -> None:
-    """Draw the figure from the ``scaffold`` topic into ``out``."""
-    draw_paired(out, inputs, "scaffold", "Scaffold comparison")
+def draw(src: Source) -> Figure:
+    """The ``scaf.*`` numbers of the scaffold comparison."""
+    return draw_paired(src, "scaffold", "scaf", "Scaffold comparison")

@@ -19,9 +19,13 @@ from matplotlib.figure import Figure  # noqa: E402
 logger = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 
-STUDY_ORDER: tuple[str, ...] = ("slmbench", "karmacharya2026")
 STUDY_LABELS: dict[str, str] = {"slmbench": "This study", "karmacharya2026": "Karmacharya 2026 (reproduced)"}
 STUDY_COLORS: dict[str, str] = {"slmbench": "#1b6ca8", "karmacharya2026": "#d1495b"}
+FIG_WIDTH = 7.2
+"""Width of every figure in inches, whatever its number of panels: the paper scales each figure to the text
+width, so one width gives every figure the same font size on the page."""
+ROW_HEIGHT = 2.8
+"""Default height of one row of panels (inches)."""
 BASE_COLOR = "#9a9a9a"
 BASE_HATCH = "///"
 PDF_METADATA: dict[str, Any] = {"CreationDate": None, "ModDate": None, "Producer": "slmbench"}
@@ -32,6 +36,7 @@ _RC: dict[str, Any] = {
     "axes.titlesize": 8.5,
     "axes.labelsize": 8.0,
     "legend.fontsize": 6.5,
+    "figure.titlesize": 9.0,
     "xtick.labelsize": 7.0,
     "ytick.labelsize": 7.0,
     "axes.spines.top": False,
@@ -69,14 +74,15 @@ def model_label(model: str, is_base: bool) -> str:
 
 
 def panels(
-    n: int, *, ncols: int | None = None, width: float = 3.6, height: float = 3.0, polar: bool = False
+    n: int, *, ncols: int | None = None, height: float = ROW_HEIGHT, polar: bool = False
 ) -> tuple[Figure, list[Axes]]:
-    """A figure with ``n`` panels (at least one) laid out in a grid."""
+    """A figure ``FIG_WIDTH`` wide with ``n`` panels (at least one) in a grid of ``ncols`` columns (default: one
+    row); ``height`` is the height of one row."""
     apply_style()
     n = max(n, 1)
     cols = min(n, ncols or n)
     rows = -(-n // cols)
-    fig = plt.figure(figsize=(width * cols, height * rows), layout="constrained")
+    fig = plt.figure(figsize=(FIG_WIDTH, height * rows), layout="constrained")
     axes = [fig.add_subplot(rows, cols, i + 1, polar=polar) for i in range(n)]
     return fig, axes
 
@@ -97,12 +103,14 @@ def shared_legend(fig: Figure, axes: list[Axes]) -> None:
 
 
 def save(fig: Figure, out: Path) -> None:
-    """Write ``fig`` as a vector PDF with fixed metadata (same data → same bytes), atomically."""
+    """Write ``fig`` atomically: a vector PDF with fixed metadata (same data, same bytes), or a PNG when ``out``
+    ends in ``.png`` (for looking at a figure)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".pdf")
+    fmt = "png" if out.suffix == ".png" else "pdf"
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=f".{fmt}")
     os.close(fd)
     try:
-        fig.savefig(tmp, format="pdf", metadata=PDF_METADATA)
+        fig.savefig(tmp, format=fmt, metadata=PDF_METADATA if fmt == "pdf" else {"Software": "slmbench"})
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; outputs are ordinary readable files
         os.replace(tmp, out)
     finally:

@@ -1,7 +1,7 @@
 """Topic ``boundary``: surface forms, repairs and refusals of the recorded calls, and the strict-parser replay.
 
-Only the study's primary condition counts (the scaffold comparison is topic ``scaffold``). Every key is
-emitted whatever the data (``n/a`` where a denominator is empty), so the paper never meets an
+Only the study's primary condition counts (the scaffold comparison is topic ``scaffold``). Every pooled key
+is emitted whatever the data (``n/a`` where a denominator is empty), so the paper never meets an
 undefined key. Categories that never occur still get their (zero) share; names outside the known lists count
 as ``other``.
 """
@@ -108,8 +108,10 @@ def _shares(
     selection: dict[str, Any],
     what: str,
     alpha: float,
+    per_model: bool = False,
 ) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Pooled share of each flag column with a Wilson interval (numbers), and per model (table rows)."""
+    """Pooled share of each flag column with a Wilson interval (numbers), and per model (table rows; with
+    ``per_model`` also numbers ``<prefix>.<category>.<model>``)."""
     out: list[Number] = []
     for cat in flags.columns:
         r = wilson_interval(int(flags[cat].sum()), len(flags), alpha)
@@ -122,6 +124,12 @@ def _shares(
             rows.append(
                 {"model": model, label: cat, "k": r.k, "n": r.n, "share": r.rate, "lo": r.lo, "hi": r.hi}
             )
+            if per_model:
+                msel = {**selection, "model": model}
+                prov = nb.provenance(
+                    _WILSON, msel, f"share of {model}'s {what} with {label} {cat}", alpha=alpha
+                )
+                out.append(nb.rate(f"{prefix}.{nb.slug(cat)}.{nb.slug(model)}", r.rate, prov))
     return out, rows
 
 
@@ -146,7 +154,8 @@ def _replay_frame(
 def _replay_block(
     rows: pd.DataFrame, selection: dict[str, Any], source: str, alpha: float
 ) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Calls strict parsing would refuse, pooled and per model; trials whose every accepted call is lost."""
+    """Calls strict parsing would refuse, pooled and per model (``boundary.strict.lost.<model>``); trials whose
+    every accepted call is lost."""
     rec = rows["recorded_accepted"].astype(int)
     rep = rows["replay_accepted"].astype(int)
     rows = rows.assign(rec=rec, lost=(rec - rep).clip(lower=0), gained=(rep - rec).clip(lower=0), responses=1)
@@ -159,14 +168,14 @@ def _replay_block(
         nb.count("boundary.strict.n.gained", int(rows["gained"].sum()), fn_prov),
     ]
     r = wilson_interval(int(rows["lost"].sum()), int(rows["rec"].sum()), alpha)
-    prov = nb.provenance(
+    lost_prov = nb.provenance(
         _WILSON,
         selection,
         "share of recorded accepted calls strict parsing refuses",
         alpha=alpha,
         replay=source,
     )
-    out += nb.rate_numbers("boundary.strict.lost", r, prov)
+    out += nb.rate_numbers("boundary.strict.lost", r, lost_prov)
     r = wilson_interval(int(per_trial["all_lost"].sum()), len(per_trial), alpha)
     prov = nb.provenance(
         _WILSON,
@@ -180,6 +189,8 @@ def _replay_block(
     sums = rows.groupby("model", sort=True)[["responses", "rec", "lost", "gained"]].sum()
     for model, s in sums.iterrows():
         r = wilson_interval(int(s["lost"]), int(s["rec"]), alpha)
+        mprov = {**lost_prov, "selection": {**selection, "model": model}}
+        out += nb.rate_numbers(f"boundary.strict.lost.{nb.slug(model)}", r, mprov, counts=False)
         trials_m = per_trial[per_trial["model"] == model]
         table.append(
             {
@@ -222,7 +233,14 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("boundary.n.trials-with-calls", calls["trial_id"].nunique(), prov),
     ]
     nums, rows = _shares(
-        "boundary.surface", "surface", _flags(calls["surface"], SURFACES), calls["model"], sel, "calls", alpha
+        "boundary.surface",
+        "surface",
+        _flags(calls["surface"], SURFACES),
+        calls["model"],
+        sel,
+        "calls",
+        alpha,
+        per_model=True,
     )
     res.numbers += nums
     res.tables["surfaces"] = rows

@@ -14,10 +14,10 @@ from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.breakdowns import group_block, model_table, per_model_summary
 from slmbench.analysis.topics.common import (
     PKG,
     accuracy_block,
-    counts_by,
     model_info,
     primary_rows,
     scored,
@@ -27,13 +27,15 @@ STUDY = "slmbench"
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Accuracy (overall and per group) with Wilson intervals, pairwise Fisher tests, size correlation, bootstrap.
+    """Accuracy (overall and per group) with Wilson intervals, pairwise Fisher tests, size correlation, bootstrap,
+    and the median wall time per trial; the size of every model of the study (table ``models``).
 
     Uses the lowest temperature present, so a temperature sweep does not mix into the headline.
     """
     p = with_defaults(params)
     alpha = p["alpha"]
-    ours, sel = primary_rows(trials, STUDY)
+    ours, base_sel = primary_rows(trials, STUDY)
+    sel = dict(base_sel)
     df = ours[ours["suite"] == "capability"]
     if len(df):
         df = df[df["temperature"] == df["temperature"].min()]
@@ -54,14 +56,14 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     nums, rows = accuracy_block("cap", df, sel, p)
     res.numbers += nums
     res.tables["accuracy"] = rows
-    groups: list[dict[str, Any]] = []
-    for (group, model), (k, n) in (counts_by(df, "group", "model") if len(df) else {}).items():
-        r = wilson_interval(k, n, alpha)
-        gsel = {**sel, "group": group, "model": model}
-        gprov = nb.provenance(f"{PKG}.stats_rates.wilson_interval", gsel, f"accuracy of {model} on {group}")
-        res.numbers += nb.rate_numbers(f"cap.group.{nb.slug(group)}.{nb.slug(model)}", r, gprov)
-        groups.append({"group": group, "model": model, "k": k, "n": n, "acc": r.rate, "lo": r.lo, "hi": r.hi})
-    res.tables["groups"] = groups
+    nums, res.tables["groups"] = group_block("cap", df, sel, alpha)
+    res.numbers += nums
+    nums, res.tables["models"] = model_table("cap", ours, base_sel)
+    res.numbers += nums
+    nums, res.tables["wall_s"] = per_model_summary(
+        "cap.wall-s.median", df, ("wall_s",), "median", sel, "wall time per trial (s)", digits=1
+    )
+    res.numbers += nums
     info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
     sc = scored(df)
     base_models = [m for m in info.index if info.loc[m, "is_base"]]

@@ -250,6 +250,11 @@ def _config(
         nb.flag(f"{key}.eligible", eligible, eprov),
         nb.flag(f"{key}.eligible-margin", eligible_m, eprov),
         nb.flag(f"{key}.complete", n == planned_test, nb.provenance("len", sel, "every test item scored")),
+        nb.size(
+            f"{key}.params",
+            math.nan if h.get("params_b") is None else float(h["params_b"]),
+            nb.provenance("header", sel, f"parameters of {model} (billions), from the run's header"),
+        ),
     ]
     row: dict[str, Any] = {
         "key": key, "task": task, "model": model, "prompt": prompt, "quant": quant,
@@ -343,6 +348,8 @@ def _cascade(
         nb.rate(f"{key}.cascade.gain", casc.rate - base_acc if n else math.nan, prov),
     ]
     bm = wilson_interval(sum(bool(b["correct"]) for _, b in test), n, alpha)
+    bprov = nb.provenance(f"{PKG}.stats_rates.wilson_interval", sel, "BM25 alone on the same test items")
+    out += [nb.rate(f"{key}.baseline.lo", bm.lo, bprov), nb.rate(f"{key}.baseline.hi", bm.hi, bprov)]
     row.update(
         cascade_threshold=_f(cut.threshold), cascade_k=kc, cascade_acc=_f(casc.rate), cascade_lo=_f(casc.lo)
     )

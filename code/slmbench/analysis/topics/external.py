@@ -13,6 +13,13 @@ from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p
 from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.breakdowns import (
+    group_block,
+    model_table,
+    per_model_summary,
+    safety_block,
+    variant_block,
+)
 from slmbench.analysis.topics.common import (
     PKG,
     accuracy_block,
@@ -20,9 +27,11 @@ from slmbench.analysis.topics.common import (
     scored,
     temperature_block,
 )
+from slmbench.vocab import DIMENSIONS
 
 STUDY = "karmacharya2026"
-DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
+DIMS = DIMENSIONS
+TOKENS = ("prompt_tokens", "completion_tokens")
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
@@ -51,6 +60,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     nums, rows = accuracy_block("ext", cap, cap_sel, p)
     res.numbers += nums
     res.tables["accuracy"] = rows
+    res.numbers += _breakdowns(res, df, cap, sel, cap_sel, alpha)
     rel = df[df["suite"] == "reliability"]
     nums, rel_rows = _reliability(rel, {**sel, "suite": "reliability"}, alpha)
     res.numbers += nums
@@ -63,6 +73,37 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res.numbers += nums
     res.tables["temperature"] = trows
     return res
+
+
+def _breakdowns(
+    res: TopicResult,
+    df: pd.DataFrame,
+    cap: pd.DataFrame,
+    sel: dict[str, Any],
+    cap_sel: dict[str, Any],
+    alpha: float,
+) -> list[Number]:
+    """What the figures draw beside the paper's numbers: model sizes, accuracy per group, median wall time of
+    the capability trials at T=0, and per reliability variant, safety outcome and mean tokens per trial."""
+    rel = df[df["suite"] == "reliability"]
+    rel_sel = {**sel, "suite": "reliability"}
+    wall = per_model_summary(
+        "ext.wall-s.median", cap, ("wall_s",), "median", cap_sel, "wall time per trial (s)", 1
+    )
+    tokens = per_model_summary("ext.rel.tokens.mean", rel, TOKENS, "mean", rel_sel, "tokens per trial", 0)
+    blocks = [
+        ("models", model_table("ext", df, sel)),
+        ("groups", group_block("ext", cap, cap_sel, alpha)),
+        ("wall_s", wall),
+        ("variants", variant_block("ext.rel", rel, rel_sel, ("robustness", "fault_tolerance"), alpha)),
+        ("safety", safety_block("ext.rel", rel, rel_sel)),
+        ("tokens", tokens),
+    ]
+    out: list[Number] = []
+    for table, (nums, rows) in blocks:
+        out += nums
+        res.tables[table] = rows
+    return out
 
 
 def _reliability(

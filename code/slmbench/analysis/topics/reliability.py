@@ -16,11 +16,14 @@ from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
 from slmbench.analysis.topics.common import PKG, model_info, primary_rows, scored
+from slmbench.vocab import DIMENSIONS
 
 STUDY = "slmbench"
-DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
+DIMS = DIMENSIONS
 WILSON = f"{PKG}.stats_rates.wilson_interval"
+TOKENS = ("prompt_tokens", "completion_tokens")
 
 
 def dimension_rows(m: pd.DataFrame, dim: str) -> pd.DataFrame:
@@ -36,7 +39,8 @@ def composite(m: pd.DataFrame) -> float:
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Reliability numbers of our study (suite ``reliability``)."""
+    """Reliability numbers of our study (suite ``reliability``); for the figures also the pass rate over the
+    rows of all four dimensions, per variant and model, the safety outcome shares and mean tokens per trial."""
     p = with_defaults(params)
     alpha = p["alpha"]
     ours, base_sel = primary_rows(trials, STUDY)
@@ -101,6 +105,12 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         res.numbers += nb.rate_numbers(f"rel.safety.refusal.{s}", r, prov)
         res.numbers += _composite_numbers(m, s, msel, p)
         row["composite"] = composite(m)
+        pooled = pd.concat([dimension_rows(m, d) for d in DIMS])
+        r = wilson_interval(int(pooled["passed"].sum()), len(pooled), alpha)
+        prov = nb.provenance(
+            WILSON, msel, f"pass rate of {model} over the rows of all four dimensions", alpha=alpha
+        )
+        res.numbers += nb.rate_numbers(f"rel.pooled.{s}", r, prov, counts=False)
         rows.append(row)
     nsel = {**base_sel, "suite": ["null_control", "capability"], "variant": "original"}
     res.numbers += _flip_rate("rel.null.flip-rate", null_pairs, nsel, alpha)
@@ -125,6 +135,13 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         for x, v in (("", b.estimate), (".lo", b.lo), (".hi", b.hi))
     ]
     res.tables["models"] = rows
+    for table, (nums, trows) in (
+        ("variants", variant_block("rel", df, sel, ("robustness", "fault_tolerance"), alpha)),
+        ("safety", safety_block("rel", df, sel)),
+        ("tokens", per_model_summary("rel.tokens.mean", df, TOKENS, "mean", sel, "tokens per trial", 0)),
+    ):
+        res.numbers += nums
+        res.tables[table] = trows
     return res
 
 

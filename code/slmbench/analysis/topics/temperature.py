@@ -1,4 +1,5 @@
-"""Topic ``temperature``: our study's accuracy per temperature and differences from the lowest one."""
+"""Topic ``temperature``: our study's accuracy per temperature and differences from the lowest one (all suites,
+and the capability suite alone)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ STUDY = "slmbench"
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Accuracy (all suites) by model and temperature; Newcombe differences where temperatures differ."""
+    """Accuracy (all suites, and the capability suite alone: ``temp.cap``) by model and temperature; Newcombe
+    differences where temperatures differ."""
     p = with_defaults(params)
     df, sel = primary_rows(trials, STUDY)
     res = TopicResult()
@@ -23,4 +25,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     nums, rows = temperature_block("temp", df, sel, p["alpha"])
     res.numbers += nums
     res.tables["temperature"] = rows
+    cap = df[df["suite"] == "capability"]
+    nums, rows = temperature_block("temp.cap", cap, {**sel, "suite": "capability"}, p["alpha"])
+    res.numbers += nums
+    res.tables["capability"] = rows
     return res
