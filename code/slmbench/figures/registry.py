@@ -36,6 +36,7 @@ FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
     "parser_modes": ("capability", "boundary"),
     "scaffold_comparison": ("scaffold",),
     "context_cap": ("context",),
+    "protocol_ablation": ("protocol",),
     "eligibility_margin_vs_size": ("eligibility",),
     "eligibility_margin_vs_quant": ("eligibility",),
     "cascade_cost_accuracy": ("eligibility",),

@@ -36,8 +36,14 @@ FULL = "full"
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 
 
-def condition_rows(trials: pd.DataFrame, protocol: str, **limits: Any) -> pd.DataFrame:
-    """Capability trials of our study under one protocol, primary scaffold and parser mode, given limits.
+def condition_rows(
+    trials: pd.DataFrame,
+    protocol: str,
+    limits: dict[str, int] | None = None,
+    all_temperatures: bool = False,
+) -> pd.DataFrame:
+    """Capability trials of our study under one protocol, primary scaffold and parser mode, given limits, at the
+    lowest temperature (or at every temperature).
 
     ``limits`` (``max_turns``, ``max_tokens``) default to the most common value among the study's trials, so a
     limit ablation is selected only when asked for.
@@ -51,9 +57,9 @@ def condition_rows(trials: pd.DataFrame, protocol: str, **limits: Any) -> pd.Dat
         ours = ours[ours[column] == value]
     ours = ours[(ours["protocol"] == protocol) & ours["n_ctx"].eq(ours["n_ctx"].max())]
     for column in ("max_turns", "max_tokens"):
-        want = limits.get(column) or trials[column].dropna().mode().iloc[0]
+        want = (limits or {}).get(column) or trials[column].dropna().mode().iloc[0]
         ours = ours[ours[column] == want]
-    return ours[ours["temperature"] == trials["temperature"].min()]
+    return ours if all_temperatures else ours[ours["temperature"] == trials["temperature"].min()]
 
 
 SELECTION_COLUMNS = ("protocol", "temperature", "scaffold", "parser_mode", "n_ctx", "max_turns", "max_tokens")
@@ -85,7 +91,7 @@ def _comparison_rows(trials: pd.DataFrame, protocols: list[str], limits: dict[st
             out.append((nb.slug(name), f"{name} vs full", full, condition_rows(trials, name)))
     for column, values in limits.items():
         for value in values:
-            other = condition_rows(trials, FULL, **{column: value})
+            other = condition_rows(trials, FULL, {column: value})
             out.append((f"{nb.slug(column)}-{value}", f"{column}={value} vs full", full, other))
     return [row for row in out if len(row[2]) and len(row[3])]
 
@@ -177,11 +183,9 @@ def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
 
 
 def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
-    """Under full at every temperature: accuracy, pass@k, pass^k; at the lowest, transcript divergence."""
-    ours = trials[
-        (trials["study"] == STUDY_ID) & (trials["suite"] == "capability") & (trials["protocol"] == FULL)
-    ]
-    ours = scored(ours[ours["max_turns"] == ours["max_turns"].mode().iloc[0]]) if len(ours) else ours
+    """Under full at its usual limits and every temperature: accuracy, pass@k, pass^k; at the lowest,
+    transcript divergence. (A limit ablation's shard is not one more repeat.)"""
+    ours = scored(condition_rows(trials, FULL, all_temperatures=True))
     rows: list[dict[str, Any]] = []
     for (model, temp_value), part in ours.groupby(["model", "temperature"], sort=True):
         temp = float(temp_value)  # type: ignore[arg-type]

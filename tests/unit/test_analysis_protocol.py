@@ -1,0 +1,93 @@
+"""Topic ``protocol`` on a small synthetic protocol study with known answers.
+
+Two models on six capability tasks at T=0: legacy once, full with three identical repeats, one leave-one-out
+protocol, one larger token cap, and a T=0.7 sweep. The instruct model passes one task under legacy and four
+under full, so full fixes three of its five legacy failures (exact McNemar p = 0.25).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from slmbench.analysis.topics import get_topic
+from slmbench.vocab import STUDY_ID
+
+TASKS = [f"T{i}" for i in range(1, 7)]
+MODELS = {"qa": (1.5, False), "qb": (0.27, True)}
+PASSES: dict[tuple[str, str, int, float], set[str]] = {
+    # (model, protocol, max_tokens, temperature) -> tasks passed
+    ("qa", "legacy", 256, 0.0): {"T1"},
+    ("qa", "full", 256, 0.0): {"T1", "T2", "T3", "T4"},
+    ("qa", "full-no-answer", 256, 0.0): {"T1", "T2"},
+    ("qa", "full", 512, 0.0): {"T1", "T2", "T3", "T4", "T5"},
+    ("qa", "full", 256, 0.7): {"T1", "T2"},
+}
+REPEATS = {("full", 256, 0.0): 3, ("full", 256, 0.7): 3}
+
+
+def _row(model: str, task: str, protocol: str, max_tokens: int, temperature: float, repeat: int) -> dict:
+    params_b, base = MODELS[model]
+    passed = task in PASSES.get((model, protocol, max_tokens, temperature), set())
+    return dict(
+        trial_id=f"{model}/{task}/{protocol}/{max_tokens}/{temperature}/r{repeat}", study=STUDY_ID,
+        suite="capability", model=model, task_id=task, variant="original", temperature=temperature,
+        repeat=repeat, protocol=protocol, max_turns=5, max_tokens=max_tokens, scaffold="native",
+        parser_mode="repaired", n_ctx=4096, outcome="success" if passed else "failure", passed=passed,
+        failure_class=None if passed else "capability", stop_reason="final_answer",
+        transcript_sha256=f"{model}/{task}/{protocol}/{max_tokens}/{temperature}", closing_answer=False,
+        is_base=base, params_b=params_b, primary=protocol == "legacy", harm=False,
+    )  # fmt: skip
+
+
+def trials() -> pd.DataFrame:
+    """The synthetic protocol study (every combination in ``PASSES`` for both models)."""
+    rows = [
+        _row(m, t, proto, tok, temp, r)
+        for m in MODELS
+        for proto, tok, temp in {(p, k, tt) for _, p, k, tt in PASSES}
+        for r in range(REPEATS.get((proto, tok, temp), 1))
+        for t in TASKS
+    ]
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def numbers() -> dict[str, Any]:
+    res = get_topic("protocol")(trials(), None, {"seed": 1, "n_boot": 20})
+    keys = [n.key for n in res.numbers]
+    assert len(keys) == len(set(keys))
+    return {n.key: n.value for n in res.numbers}
+
+
+def test_full_against_legacy_counts_the_fixed_tasks_and_tests_them_exactly(numbers: dict[str, Any]) -> None:
+    assert numbers["proto.cmp.full.qa.n.pairs"] == 6
+    assert numbers["proto.cmp.full.qa.n.only-other"] == 3
+    assert numbers["proto.cmp.full.qa.n.only-primary"] == 0
+    assert numbers["proto.cmp.full.qa.mcnemar.p"] == pytest.approx(0.25)
+    assert numbers["proto.cmp.full.qa.primary.acc"] == pytest.approx(1 / 6)
+    assert numbers["proto.cmp.full.qa.other.acc"] == pytest.approx(4 / 6)
+    assert numbers["proto.cmp.full.n.pairs"] == 12  # both models, repeat 0 only
+
+
+def test_ablation_and_limit_are_paired_with_full(numbers: dict[str, Any]) -> None:
+    assert numbers["proto.cmp.full-no-answer.qa.primary.acc"] == pytest.approx(4 / 6)
+    assert numbers["proto.cmp.full-no-answer.qa.other.acc"] == pytest.approx(2 / 6)
+    assert numbers["proto.cmp.max-tokens-512.qa.other.acc"] == pytest.approx(5 / 6)
+
+
+def test_attribution_is_the_share_of_legacy_failures_fixed(numbers: dict[str, Any]) -> None:
+    assert numbers["proto.attr.qa.protocol-share"] == pytest.approx(3 / 5)
+    assert numbers["proto.attr.qa.remaining.n"] == 6  # 2 failed tasks x 3 repeats under full
+
+
+def test_repeats_count_only_the_full_protocol_at_its_usual_limits(numbers: dict[str, Any]) -> None:
+    """The larger-token-cap shard is a limit ablation, not a fourth repeat."""
+    assert numbers["proto.rep.qa.t00.k"] == 3
+    assert numbers["proto.rep.qa.t00.acc"] == pytest.approx(4 / 6)
+    assert numbers["proto.rep.qa.t00.n.repeat-pairs"] == 18
+    assert numbers["proto.rep.qa.t00.n.divergent"] == 0
+    assert numbers["proto.rep.qa.t07.acc"] == pytest.approx(2 / 6)
+    assert numbers["proto.power.qa.n"] == 18
