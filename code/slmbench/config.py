@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, EligibilityTask, PromptStyle, RequantType
+from slmbench.vocab import (
+    ELIGIBILITY_TASKS,
+    PROMPT_STYLES,
+    EligibilityTask,
+    PromptStyle,
+    RequantType,
+    ScaffoldName,
+)
 
 if TYPE_CHECKING:
     from slmbench.harness.protocol import ProtocolConditions
@@ -87,7 +94,7 @@ class ScaffoldComparison(BaseModel):
     """Extra scaffolds run on some suites at the lowest temperature, each paired task by task with the primary."""
 
     model_config = ConfigDict(extra="forbid")
-    scaffolds: list[Literal["native", "react"]] = Field(min_length=1)
+    scaffolds: list[ScaffoldName] = Field(min_length=1)
     suites: list[Suite] = Field(default_factory=_capability_only)
 
 
@@ -149,7 +156,7 @@ class StudyConfig(BaseModel):
     models: dict[str, ModelSpec] = Field(min_length=1)
     suites: list[Literal["capability", "reliability"]]
     temperatures: list[float] = Field(min_length=1)
-    scaffold: Literal["native", "react"]
+    scaffold: ScaffoldName
     parser_mode: Literal["strict", "repaired"]
     repeats: int = Field(ge=1)
     seed: int

@@ -11,8 +11,14 @@ FailureClass = Literal["no_tool_call", "unparsed_call", "transport", "clock", "c
 FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
 """Failure classes in the default rule order (``harness.failures`` documents the rules)."""
 
-Scaffold = Literal["native", "react"]
-SCAFFOLDS: tuple[Scaffold, ...] = get_args(Scaffold)
+ScaffoldName = Literal["native", "react"]
+SCAFFOLDS: tuple[ScaffoldName, ...] = get_args(ScaffoldName)
+"""Scaffolds by name; each is an object in ``slmbench.harness.scaffolds`` (the registry covers exactly these)."""
+
+Surface = Literal["native", "tool_call_tag", "fenced_json", "bare_json", "react", "function_syntax"]
+SURFACES: tuple[Surface, ...] = get_args(Surface)
+"""How a call was written, as the parser finds it: a backend-native call, a ``<tool_call>`` tag, JSON in a code
+fence, bare JSON, ReAct ``Action`` lines, ``name(...)`` function syntax."""
 
 ParserMode = Literal["strict", "repaired"]
 PARSER_MODES: tuple[ParserMode, ...] = get_args(ParserMode)

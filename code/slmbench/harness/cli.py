@@ -13,6 +13,7 @@ from slmbench.config import ConfigError, load_config, model_spec
 from slmbench.harness.fingerprint import trial_fingerprint
 from slmbench.harness.ledger import RawRecordError, ShardLockedError
 from slmbench.harness.runner import ShardSpec, run_shard
+from slmbench.harness.scaffolds import scaffold_names
 
 
 @click.command()
@@ -20,7 +21,7 @@ from slmbench.harness.runner import ShardSpec, run_shard
 @click.option("--model", required=True, help="Model id from config.yaml.")
 @click.option("--suite", required=True, type=click.Choice(["capability", "reliability"]))
 @click.option("--temperature", type=float, required=True)
-@click.option("--scaffold", type=click.Choice(["native", "react"]), default=None, help="Default: config.")
+@click.option("--scaffold", type=click.Choice(scaffold_names()), default=None, help="Default: config.")
 @click.option("--mode", type=click.Choice(["strict", "repaired"]), default=None, help="Default: config.")
 @click.option(
     "--repeats", type=int, default=None, help="Repeats per variant (consistency tasks keep their own)."

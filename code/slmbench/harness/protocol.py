@@ -154,22 +154,3 @@ def action_as_tool(refusal: Refusal, tools: Mapping[str, Mapping[str, Any]]) -> 
         return None
     call = ParsedCall(tool, refusal.arguments, refusal.raw_span, "action_name")
     return AcceptedCall(call, repaired, (ACTION_AS_TOOL, *repairs))
-
-
-def canonical_calls(accepted: list[tuple[str, AcceptedCall]]) -> list[dict[str, Any]]:
-    """``tool_calls`` of an assistant message for accepted calls (``(call_id, call)`` pairs).
-
-    Arguments stay a JSON object: the Qwen templates serialise them with ``tojson`` themselves.
-    """
-    return [
-        {"id": call_id, "type": "function", "function": {"name": a.call.name, "arguments": a.arguments}}
-        for call_id, a in accepted
-    ]
-
-
-def call_as_text(name: str, arguments: Any, scaffold: str) -> str:
-    """A call written the way a scaffold's prompt asks for it (history for templates without tool calls)."""
-    args = json.dumps(arguments, ensure_ascii=False)
-    if scaffold == "react":
-        return f"Action: {name}\nAction Input: {args}"
-    return f'<tool_call>{{"name": "{name}", "arguments": {args}}}</tool_call>'

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slmbench import SCHEMA_VERSION
-from slmbench.vocab import AnswerChannel, FailureClass, Outcome, ParserMode, Scaffold
+from slmbench.vocab import AnswerChannel, FailureClass, Outcome, ParserMode, ScaffoldName
 
 
 class _Event(BaseModel):
@@ -161,7 +161,7 @@ class TrialRecord(BaseModel):
     temperature: float
     seed: int
     repeat: int
-    scaffold: Scaffold
+    scaffold: ScaffoldName
     parser_mode: ParserMode
     protocol: str = "legacy"
     started_at: str

@@ -25,6 +25,7 @@ from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.tasks.checks import TrialView
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.variants import TrialSpec, trial_plan
+from slmbench.vocab import ParserMode, ScaffoldName
 
 log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_INFRA_ERRORS = 3
@@ -37,8 +38,8 @@ class ShardSpec:
     model: str
     suite: str
     temperature: float
-    scaffold: rec.Scaffold
-    parser_mode: rec.ParserMode
+    scaffold: ScaffoldName
+    parser_mode: ParserMode
     repeats: int | None
     base_seed: int
     max_turns: int
