@@ -177,9 +177,9 @@ def elig_second_passes(wildcards):
 
 
 # Analysis and figure inputs, generated from the topic and figure registries.
-ANALYSIS_SEED = config.get("seed", 20260101)
-ANALYSIS_N_BOOT = config.get("bootstrap_resamples", 1000)
-ANALYSIS_ALPHA = config.get("alpha", 0.05)
+ANALYSIS_BOOTSTRAP_SEED = STUDY.bootstrap_seed  # not the trial seed (`seed`): each has its own config key
+ANALYSIS_N_BOOT = STUDY.bootstrap_resamples
+ANALYSIS_ALPHA = STUDY.alpha
 ANALYSIS_INPUTS = {
     "trials": f"{PROCESSED}/trials.parquet",
     "events": f"{PROCESSED}/events.parquet",
@@ -193,7 +193,7 @@ ANALYSIS_INPUTS = {
 """Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
 paths (one option per file)."""
 TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN}"}
-"""Topic parameters from the study configuration, beyond seed, resamples and alpha."""
+"""Topic parameters from the study configuration, beyond the bootstrap seed, resamples and alpha."""
 
 
 def topic_inputs(wildcards):

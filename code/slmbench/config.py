@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from slmbench.vocab import (
+    DEFAULT_BOOTSTRAP_SEED,
     ELIGIBILITY_TASKS,
     PROMPT_STYLES,
     EligibilityTask,
@@ -159,7 +160,12 @@ class StudyConfig(BaseModel):
     scaffold: ScaffoldName
     parser_mode: Literal["strict", "repaired"]
     repeats: int = Field(ge=1)
-    seed: int
+    seed: int = Field(
+        description="the trial seed: each trial's sampling seed derives from it (and the eligibility split's)"
+    )
+    bootstrap_seed: int = Field(
+        default=DEFAULT_BOOTSTRAP_SEED, description="the seed of every bootstrap resampling of the analysis"
+    )
     max_turns: int = Field(ge=1)
     trial_budget_s: float = Field(gt=0)
     max_tokens: int = Field(ge=16)

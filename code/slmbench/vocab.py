@@ -42,6 +42,12 @@ PromptStyle = Literal["terse", "rubric", "fewshot"]
 PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 """Prompt formulations of the eligibility study (``slmbench.eligibility.prompts``)."""
 
+DEFAULT_BOOTSTRAP_SEED = 20260101
+"""Seed of every bootstrap resampling where none is given (config.yaml states its ``bootstrap_seed``).
+
+Trials have a seed of their own (config ``seed``, which every trial record keeps): the two never stand in for
+each other."""
+
 SHIPPED = "shipped"
 """The quantisation tag of a model's shipped GGUF (requantised variants carry their llama.cpp type name)."""
 

@@ -118,7 +118,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         vals = [v for v in vals if math.isfinite(v)]
         return float(np.mean(vals)) if vals else math.nan
 
-    b = cluster_bootstrap(sc, mean_composite, n_resamples=p["n_boot"], seed=p["seed"], alpha=alpha)
+    b = cluster_bootstrap(sc, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha)
     prov = nb.provenance(f"{PKG}.stats_bootstrap.cluster_bootstrap", sel, "mean composite, models resampled")
     res.numbers += [
         nb.rate(f"rel.composite.mean{x}", v, prov)
@@ -235,7 +235,7 @@ def _robustness(rob: pd.DataFrame, s: str, sel: dict[str, Any], alpha: float) ->
 def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str, Any]) -> list[Number]:
     """Composite with a percentile interval from resampling rows within each dimension."""
     est = composite(m)
-    rng = np.random.default_rng(p["seed"])
+    rng = np.random.default_rng(p["bootstrap_seed"])
     parts = [dimension_rows(m, d)["passed"].astype(float).to_numpy() for d in DIMS]
     lo = hi = math.nan
     if math.isfinite(est):
@@ -245,7 +245,7 @@ def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str
         f"{PKG}.topics.reliability.composite",
         sel,
         "mean of four dimension rates; bootstrap within dimensions",
-        seed=p["seed"],
+        bootstrap_seed=p["bootstrap_seed"],
         n_boot=p["n_boot"],
     )
     return [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
