@@ -9,7 +9,8 @@ from slmbench.config import parse_config
 from slmbench.eligibility.layout import BASELINES, RAW_DIR, config_id, run_path, variant_path
 from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
 from slmbench.figures.tables import TABLES
-from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
+from slmbench.harness.scaffolds import scaffold_names
+from slmbench.vocab import ELIGIBILITY_TASKS, PARSER_MODES, PROMPT_STYLES, REQUANT_TYPES, SHIPPED, STUDY_ID, SUITES
 from slmbench.models.resources import shard_resources
 from slmbench.models.weights import weights_path
 
@@ -20,7 +21,11 @@ STUDY = parse_config({key: value for key, value in config.items() if key not in 
 # works without the virtual environment on PATH.
 # (.format and then Snakemake format the prefix: each halves the braces.)
 shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
-RAW = "data/raw/slmbench"
+RAW = f"data/raw/{STUDY_ID}"
+# Wildcard patterns of the study's vocabulary (trial shard names).
+SUITE_PATTERN = "|".join(SUITES)
+SCAFFOLD_PATTERN = "|".join(scaffold_names())
+MODE_PATTERN = "|".join(PARSER_MODES)
 PROCESSED = "data/processed"
 ANALYSIS_CODE = sorted(
     [str(p) for p in Path("code/slmbench/analysis").glob("*.py")] + ["code/slmbench/analysis/topics/common.py"]

@@ -15,15 +15,15 @@ from slmbench.vocab import (
     ELIGIBILITY_TASKS,
     PROMPT_STYLES,
     EligibilityTask,
+    ParserMode,
     PromptStyle,
     RequantType,
     ScaffoldName,
+    Suite,
 )
 
 if TYPE_CHECKING:
     from slmbench.harness.protocol import ProtocolConditions
-
-Suite = Literal["capability", "reliability"]
 
 
 @dataclass(frozen=True)
@@ -155,10 +155,10 @@ class StudyConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     schema_version: str
     models: dict[str, ModelSpec] = Field(min_length=1)
-    suites: list[Literal["capability", "reliability"]]
+    suites: list[Suite]
     temperatures: list[float] = Field(min_length=1)
     scaffold: ScaffoldName
-    parser_mode: Literal["strict", "repaired"]
+    parser_mode: ParserMode
     repeats: int = Field(ge=1)
     seed: int = Field(
         description="the trial seed: each trial's sampling seed derives from it (and the eligibility split's)"

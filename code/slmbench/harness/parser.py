@@ -32,7 +32,7 @@ from slmbench.harness.repairs import (
     repair_arguments,
 )
 from slmbench.harness.scaffolds import Scaffold, get_scaffold
-from slmbench.vocab import ParserMode, ScaffoldName, Surface
+from slmbench.vocab import ParserMode, RefusalCode, ScaffoldName, Surface
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Refusal:
     ``repairs`` names repairs that shaped the refusal itself (``sibling_required_guard``).
     """
 
-    code: str
+    code: RefusalCode
     reason: str
     name: str | None = None
     arguments: Any = None
@@ -115,9 +115,9 @@ class Candidate:
     name: str | None = None
     arguments: Any = None
     has_arguments: bool = True
-    issue: tuple[str, str] | None = None
+    issue: tuple[RefusalCode, str] | None = None
     json_fixed: bool = False
-    error: tuple[str, str] | None = None
+    error: tuple[RefusalCode, str] | None = None
 
 
 _TAG_OPEN = {False: re.compile(r"<tool_call>"), True: re.compile(r"<\s*tool_call\s*>", re.I)}
@@ -161,7 +161,10 @@ class _Finder:
     def react_pairs(self, actions: list[react.ReactAction]) -> None:
         for a in actions:
             if a.has_input and self.free(a.start, a.end):
-                error = ("unparseable_json", f"The Action Input is not valid JSON ({a.input_error}).")
+                error: tuple[RefusalCode, str] = (
+                    "unparseable_json",
+                    f"The Action Input is not valid JSON ({a.input_error}).",
+                )
                 self.add(
                     Candidate(
                         a.start,
@@ -203,7 +206,7 @@ class _Finder:
                     Candidate(m.start(), span_end, "tool_call_tag", raw, error=("unparseable_json", reason))
                 )
                 continue
-            issue = (
+            issue: tuple[RefusalCode, str] | None = (
                 None if closed else ("wrong_wrapper", "the <tool_call> tag is not closed with </tool_call>")
             )
             if not exact:
@@ -217,7 +220,7 @@ class _Finder:
                     )
                 )
             for call in calls:
-                keys = (
+                keys: tuple[RefusalCode, str] = (
                     "wrong_keys",
                     f"the JSON has keys {', '.join(call.keys)}; expected exactly name, arguments",
                 )
@@ -245,7 +248,9 @@ class _Finder:
             close = self.text.find("</function>", end)
             end = close + len("</function>") if close >= 0 and not self.text[end:close].strip() else end
             raw = self.text[m.start() : end]
-            err = ("unparseable_json", f"The arguments are not valid JSON ({error}).") if error else None
+            err: tuple[RefusalCode, str] | None = (
+                ("unparseable_json", f"The arguments are not valid JSON ({error}).") if error else None
+            )
             self.add(
                 Candidate(
                     m.start(),
@@ -398,7 +403,7 @@ def _native_candidates(native_calls: list[dict[str, Any]], lenient: bool) -> lis
     return out
 
 
-def _refuse(c: Candidate, code: str, reason: str, repairs: tuple[str, ...] = ()) -> Refusal:
+def _refuse(c: Candidate, code: RefusalCode, reason: str, repairs: tuple[str, ...] = ()) -> Refusal:
     return Refusal(code, reason, c.name, c.arguments, c.raw_span, repairs)
 
 

@@ -19,15 +19,27 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from slmbench.vocab import (
+    CALL_OVER_ANSWER,
+    JSON_FIX,
+    KIND_FROM_CONTENT,
+    NAME_RECOGNITION,
+    RENAME_FIELD,
+    RENAME_FLAT_TWO_FIELD,
+    SIBLING_REQUIRED_GUARD,
+)
+
 logger = logging.getLogger(__name__)
 
-NAME_RECOGNITION = "name_recognition"
-KIND_FROM_CONTENT = "kind_from_content"
-RENAME_FIELD = "rename_field"
-RENAME_FLAT_TWO_FIELD = "rename_flat_two_field"
-SIBLING_REQUIRED_GUARD = "sibling_required_guard"
-JSON_FIX = "json_fix"
-CALL_OVER_ANSWER = "call_over_answer"
+__all__ = [  # the repair names are the vocabulary's; re-exported for the parser and the protocol
+    "CALL_OVER_ANSWER",
+    "JSON_FIX",
+    "KIND_FROM_CONTENT",
+    "NAME_RECOGNITION",
+    "RENAME_FIELD",
+    "RENAME_FLAT_TWO_FIELD",
+    "SIBLING_REQUIRED_GUARD",
+]
 
 ToolSchemas = Mapping[str, Mapping[str, Any]]
 

@@ -25,7 +25,7 @@ from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.tasks.checks import TrialView
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.variants import TrialSpec, trial_plan
-from slmbench.vocab import ParserMode, ScaffoldName
+from slmbench.vocab import STUDY_ID, ParserMode, ScaffoldName
 
 log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_INFRA_ERRORS = 3
@@ -45,7 +45,7 @@ class ShardSpec:
     max_turns: int
     budget_s: float
     max_tokens: int
-    study: str = "slmbench"
+    study: str = STUDY_ID
     tasks: tuple[str, ...] = ()
     shard_name: str = ""
     suite_label: str = ""

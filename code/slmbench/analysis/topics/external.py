@@ -20,9 +20,10 @@ from slmbench.analysis.topics.common import (
     scored,
     temperature_block,
 )
+from slmbench.vocab import DIMENSIONS
 
 STUDY = "karmacharya2026"
-DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
+DIMS = DIMENSIONS
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:

@@ -17,16 +17,17 @@ from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, model_info, primary_rows, scored
+from slmbench.vocab import DIMENSIONS, STUDY_ID, VARIANT_DIMENSIONS
 
-STUDY = "slmbench"
-DIMS = ("consistency", "robustness", "fault_tolerance", "safety")
+STUDY = STUDY_ID
+DIMS = DIMENSIONS
 WILSON = f"{PKG}.stats_rates.wilson_interval"
 
 
 def dimension_rows(m: pd.DataFrame, dim: str) -> pd.DataFrame:
     """The rows scored for a dimension: robustness and fault tolerance count only perturbed/faulted runs."""
     d = m[m["dimension"] == dim]
-    return d[d["variant"] != "original"] if dim in ("robustness", "fault_tolerance") else d
+    return d[d["variant"] != "original"] if dim in VARIANT_DIMENSIONS else d
 
 
 def composite(m: pd.DataFrame) -> float:
