@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.vocab import (
     DEFAULT_BOOTSTRAP_SEED,
     ELIGIBILITY_TASKS,
@@ -21,9 +22,6 @@ from slmbench.vocab import (
     ScaffoldName,
     Suite,
 )
-
-if TYPE_CHECKING:
-    from slmbench.harness.protocol import ProtocolConditions
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ def _capability_only() -> list[Suite]:
 
 
 def _legacy_only() -> dict[str, dict[str, bool]]:
-    return {"legacy": {}}
+    return {LEGACY_NAME: {}}
 
 
 class ConfigError(ValueError):
@@ -181,7 +179,7 @@ class StudyConfig(BaseModel):
         default_factory=_legacy_only,
         description="named protocol conditions (harness.protocol); 'legacy' (all off) is the first dataset's",
     )
-    protocol: str = Field(default="legacy", description="the primary protocol (a name in `protocols`)")
+    protocol: str = Field(default=LEGACY_NAME, description="the primary protocol (a name in `protocols`)")
     protocol_study: ProtocolStudy | None = None
     eligibility: EligibilityPlan | None = None
 
@@ -193,8 +191,6 @@ class StudyConfig(BaseModel):
 
     @model_validator(mode="after")
     def _protocols_known(self) -> StudyConfig:
-        from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
-
         for name, values in self.protocols.items():
             if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
                 raise ValueError(f"protocols.{name}: names are lower-case words joined by '-'")
@@ -211,8 +207,6 @@ class StudyConfig(BaseModel):
 
     def conditions(self, name: str) -> ProtocolConditions:
         """The protocol conditions of a named protocol."""
-        from slmbench.harness.protocol import ProtocolConditions
-
         if name not in self.protocols:
             raise ConfigError(f"unknown protocol {name!r}; defined: {', '.join(sorted(self.protocols))}")
         return ProtocolConditions.from_mapping(self.protocols[name], f"protocols.{name}")

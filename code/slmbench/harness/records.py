@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slmbench import SCHEMA_VERSION
+from slmbench.tasks.results import CheckResult as CheckResult  # a task's verdict, kept in the record
 from slmbench.vocab import AnswerChannel, FailureClass, Outcome, ParserMode, ScaffoldName
 
 
@@ -135,15 +136,6 @@ Event = Annotated[
     | EndEvent,
     Field(discriminator="type"),
 ]
-
-
-class CheckResult(BaseModel):
-    """How the task's check judged the trial: pass/fail, partial credit, and each criterion."""
-
-    model_config = ConfigDict(extra="forbid")
-    passed: bool
-    partial: float = Field(ge=0.0, le=1.0)
-    criteria: list[dict[str, Any]] = []
 
 
 class TrialRecord(BaseModel):

@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from slmbench.backends.base import Backend, BackendError, GenerationOptions
+from slmbench.backends.base import Backend, BackendError, preflight
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import trial_fingerprint
 from slmbench.harness.ledger import ShardWriter
@@ -85,17 +85,6 @@ def plan(shard: ShardSpec) -> list[TrialSpec]:
             raise ValueError(f"unknown task id(s) for suite {shard.suite}: {sorted(unknown)}")
         tasks = [t for t in tasks if t.id in shard.tasks]
     return [trial for task in tasks for trial in trial_plan(task, shard.repeats)]
-
-
-def preflight(backend: Backend) -> None:
-    """One short answer from the model, or a clear error before any trial is written."""
-    reply = backend.chat(
-        [{"role": "user", "content": "Reply with the single word OK."}],
-        None,
-        GenerationOptions(max_tokens=8, temperature=0.0),
-    )
-    if not reply.text.strip():
-        raise BackendError("preflight: the model returned an empty answer to a trivial prompt")
 
 
 def peak_rss_mb() -> float:
