@@ -32,7 +32,7 @@ ANALYSIS_CODE = sorted(
 )  # the statistics and phrases every topic uses: editing them reruns the topics
 PACKAGE_SOURCES = sorted(
     str(p)
-    for part in ("scoring.py", "tidy.py", "config.py", "vocab.py", "tasks", "harness", "tools")
+    for part in ("scoring.py", "tidy.py", "config.py", "conditions.py", "vocab.py", "tasks", "harness", "tools")
     for p in ([Path("code/slmbench", part)] if part.endswith(".py") else Path("code/slmbench", part).rglob("*"))
     if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
 )  # what judges and tabulates a record (checks, tasks, scoring): editing any of it re-tidies
