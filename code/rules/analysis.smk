@@ -11,14 +11,14 @@ rule analyze:
         topic="|".join(TOPICS),
     params:
         options=topic_options,
-        seed=ANALYSIS_SEED,
+        bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
     log:
         "logs/analysis/analyze_{topic}.log",
     shell:
         "slmbench analyze {wildcards.topic} {params.options} --out {output}"
-        " --seed {params.seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
 
 
 rule replay_strict:

@@ -9,7 +9,8 @@ from slmbench.config import parse_config
 from slmbench.eligibility.layout import BASELINES, RAW_DIR, config_id, run_path, variant_path
 from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
 from slmbench.figures.tables import TABLES
-from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
+from slmbench.harness.scaffolds import scaffold_names
+from slmbench.vocab import ELIGIBILITY_TASKS, PARSER_MODES, PROMPT_STYLES, REQUANT_TYPES, SHIPPED, STUDY_ID, SUITES
 from slmbench.models.resources import shard_resources
 from slmbench.models.weights import weights_path
 
@@ -20,7 +21,11 @@ STUDY = parse_config({key: value for key, value in config.items() if key not in 
 # works without the virtual environment on PATH.
 # (.format and then Snakemake format the prefix: each halves the braces.)
 shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
-RAW = "data/raw/slmbench"
+RAW = f"data/raw/{STUDY_ID}"
+# Wildcard patterns of the study's vocabulary (trial shard names).
+SUITE_PATTERN = "|".join(SUITES)
+SCAFFOLD_PATTERN = "|".join(scaffold_names())
+MODE_PATTERN = "|".join(PARSER_MODES)
 PROCESSED = "data/processed"
 ANALYSIS_CODE = sorted(
     [str(p) for p in Path("code/slmbench/analysis").glob("*.py")]
@@ -29,7 +34,7 @@ ANALYSIS_CODE = sorted(
 )  # the statistics, phrases and vocabulary the topics use: editing them reruns the topics
 PACKAGE_SOURCES = sorted(
     str(p)
-    for part in ("scoring.py", "tidy.py", "config.py", "vocab.py", "tasks", "harness", "tools")
+    for part in ("scoring.py", "tidy.py", "config.py", "conditions.py", "vocab.py", "tasks", "harness", "tools")
     for p in ([Path("code/slmbench", part)] if part.endswith(".py") else Path("code/slmbench", part).rglob("*"))
     if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
 )  # what judges and tabulates a record (checks, tasks, scoring): editing any of it re-tidies
@@ -179,9 +184,9 @@ def elig_second_passes(wildcards):
 
 
 # Analysis and figure inputs, generated from the topic and figure registries.
-ANALYSIS_SEED = config.get("seed", 20260101)
-ANALYSIS_N_BOOT = config.get("bootstrap_resamples", 1000)
-ANALYSIS_ALPHA = config.get("alpha", 0.05)
+ANALYSIS_BOOTSTRAP_SEED = STUDY.bootstrap_seed  # not the trial seed (`seed`): each has its own config key
+ANALYSIS_N_BOOT = STUDY.bootstrap_resamples
+ANALYSIS_ALPHA = STUDY.alpha
 ANALYSIS_INPUTS = {
     "trials": f"{PROCESSED}/trials.parquet",
     "events": f"{PROCESSED}/events.parquet",
@@ -195,7 +200,7 @@ ANALYSIS_INPUTS = {
 """Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
 paths (one option per file)."""
 TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN}"}
-"""Topic parameters from the study configuration, beyond seed, resamples and alpha."""
+"""Topic parameters from the study configuration, beyond the bootstrap seed, resamples and alpha."""
 
 
 def topic_inputs(wildcards):

@@ -19,11 +19,11 @@ rule protocol_trials:
 
 rule shard:
     output:
-        protected("data/raw/slmbench/{model}/{suite}_T{temp}_{scaffold}_{mode}.jsonl"),
+        protected(f"{RAW}/{{model}}/{{suite}}_T{{temp}}_{{scaffold}}_{{mode}}.jsonl"),
     wildcard_constraints:
-        suite="capability|reliability",
-        scaffold="native|react",
-        mode="strict|repaired",
+        suite=SUITE_PATTERN,
+        scaffold=SCAFFOLD_PATTERN,
+        mode=MODE_PATTERN,
     params:
         tasks=",".join(STUDY.tasks),
     log:
@@ -42,11 +42,11 @@ rule shard:
 rule context_shard:
     """The same trials with a smaller context window (the context-cap comparison)."""
     output:
-        protected("data/raw/slmbench/{model}/{suite}_T{temp}_{scaffold}_{mode}_ctx{n_ctx}.jsonl"),
+        protected(f"{RAW}/{{model}}/{{suite}}_T{{temp}}_{{scaffold}}_{{mode}}_ctx{{n_ctx}}.jsonl"),
     wildcard_constraints:
-        suite="capability|reliability",
-        scaffold="native|react",
-        mode="strict|repaired",
+        suite=SUITE_PATTERN,
+        scaffold=SCAFFOLD_PATTERN,
+        mode=MODE_PATTERN,
         n_ctx="[0-9]+",
     params:
         tasks=",".join(STUDY.tasks),
@@ -65,7 +65,7 @@ rule context_shard:
 
 rule null_control_shard:
     output:
-        protected("data/raw/slmbench/{model}/null_control_T0_{scaffold}_{mode}.jsonl"),
+        protected(f"{RAW}/{{model}}/null_control_T0_{{scaffold}}_{{mode}}.jsonl"),
     params:
         tasks=",".join(STUDY.null_control.tasks) if STUDY.null_control else "",
         reruns=STUDY.null_control.reruns if STUDY.null_control else 2,
@@ -85,7 +85,7 @@ rule null_control_shard:
 rule protocol_shard:
     """A protocol-study shard: named protocol conditions, repeats and limits as config plans them."""
     output:
-        protected("data/raw/slmbench/{model}/{stem}.jsonl"),
+        protected(f"{RAW}/{{model}}/{{stem}}.jsonl"),
     wildcard_constraints:
         stem="[a-z_]+_T[0-9.]+_[a-z]+_[a-z]+_p-[a-z0-9-]+(_turns[0-9]+)?(_tok[0-9]+)?",
     params:

@@ -5,17 +5,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, EligibilityTask, PromptStyle, RequantType
-
-if TYPE_CHECKING:
-    from slmbench.harness.protocol import ProtocolConditions
-
-Suite = Literal["capability", "reliability"]
+from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
+from slmbench.vocab import (
+    DEFAULT_BOOTSTRAP_SEED,
+    ELIGIBILITY_TASKS,
+    PROMPT_STYLES,
+    EligibilityTask,
+    ParserMode,
+    PromptStyle,
+    RequantType,
+    ScaffoldName,
+    Suite,
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ def _capability_only() -> list[Suite]:
 
 
 def _legacy_only() -> dict[str, dict[str, bool]]:
-    return {"legacy": {}}
+    return {LEGACY_NAME: {}}
 
 
 class ConfigError(ValueError):
@@ -87,7 +93,7 @@ class ScaffoldComparison(BaseModel):
     """Extra scaffolds run on some suites at the lowest temperature, each paired task by task with the primary."""
 
     model_config = ConfigDict(extra="forbid")
-    scaffolds: list[Literal["native", "react"]] = Field(min_length=1)
+    scaffolds: list[ScaffoldName] = Field(min_length=1)
     suites: list[Suite] = Field(default_factory=_capability_only)
 
 
@@ -147,12 +153,17 @@ class StudyConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     schema_version: str
     models: dict[str, ModelSpec] = Field(min_length=1)
-    suites: list[Literal["capability", "reliability"]]
+    suites: list[Suite]
     temperatures: list[float] = Field(min_length=1)
-    scaffold: Literal["native", "react"]
-    parser_mode: Literal["strict", "repaired"]
+    scaffold: ScaffoldName
+    parser_mode: ParserMode
     repeats: int = Field(ge=1)
-    seed: int
+    seed: int = Field(
+        description="the trial seed: each trial's sampling seed derives from it (and the eligibility split's)"
+    )
+    bootstrap_seed: int = Field(
+        default=DEFAULT_BOOTSTRAP_SEED, description="the seed of every bootstrap resampling of the analysis"
+    )
     max_turns: int = Field(ge=1)
     trial_budget_s: float = Field(gt=0)
     max_tokens: int = Field(ge=16)
@@ -168,7 +179,7 @@ class StudyConfig(BaseModel):
         default_factory=_legacy_only,
         description="named protocol conditions (harness.protocol); 'legacy' (all off) is the first dataset's",
     )
-    protocol: str = Field(default="legacy", description="the primary protocol (a name in `protocols`)")
+    protocol: str = Field(default=LEGACY_NAME, description="the primary protocol (a name in `protocols`)")
     protocol_study: ProtocolStudy | None = None
     eligibility: EligibilityPlan | None = None
 
@@ -180,8 +191,6 @@ class StudyConfig(BaseModel):
 
     @model_validator(mode="after")
     def _protocols_known(self) -> StudyConfig:
-        from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
-
         for name, values in self.protocols.items():
             if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
                 raise ValueError(f"protocols.{name}: names are lower-case words joined by '-'")
@@ -198,8 +207,6 @@ class StudyConfig(BaseModel):
 
     def conditions(self, name: str) -> ProtocolConditions:
         """The protocol conditions of a named protocol."""
-        from slmbench.harness.protocol import ProtocolConditions
-
         if name not in self.protocols:
             raise ConfigError(f"unknown protocol {name!r}; defined: {', '.join(sorted(self.protocols))}")
         return ProtocolConditions.from_mapping(self.protocols[name], f"protocols.{name}")

@@ -32,6 +32,7 @@ from slmbench.tasks.refusal import classify_refusal
 from slmbench.tasks.schema import Task
 from slmbench.tools.base import ToolContext
 from slmbench.tools.registry import build_tools
+from slmbench.vocab import SUITES
 
 CHECKS_VERSION = "2"
 """Version of the judging rules (checks, task-level rules, failure classes); bump on any change of meaning."""
@@ -57,7 +58,7 @@ class Scored:
 @cache
 def task_index() -> dict[str, Task]:
     """Every task of every suite by id."""
-    return {task.id: task for suite in ("capability", "reliability") for task in load_suite(suite)}
+    return {task.id: task for suite in SUITES for task in load_suite(suite)}
 
 
 def check_sha256(task: Task) -> str:

@@ -20,6 +20,7 @@ from slmbench.harness.ledger import RawRecordError, iter_records
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
+from slmbench.vocab import DIMENSIONS
 
 TRIAL_COLUMNS = [
     "trial_id",
@@ -74,7 +75,7 @@ RECORD_COLUMNS = [
     "criteria",
     "transcript_sha256",
 ]
-_DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
+_DIMENSIONS = set(DIMENSIONS)
 
 
 def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: int) -> dict[str, Any]:

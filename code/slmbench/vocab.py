@@ -7,26 +7,85 @@ from typing import Literal, get_args
 STUDY_ID = "slmbench"
 """The study id of our own records (imported studies carry their own)."""
 
-FailureClass = Literal["no_tool_call", "unparsed_call", "transport", "clock", "capability"]
-FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
-"""Failure classes in the default rule order (``harness.failures`` documents the rules)."""
+Suite = Literal["capability", "reliability"]
+SUITES: tuple[Suite, ...] = get_args(Suite)
+"""The task suites (``tasks/data/<suite>/``); records may carry other suite labels (``null_control`` reruns)."""
 
 Dimension = Literal["consistency", "robustness", "fault_tolerance", "safety"]
 DIMENSIONS: tuple[Dimension, ...] = get_args(Dimension)
-"""The reliability suite's dimensions; the composite is the mean of their pass rates."""
+"""Reliability dimensions, each also the group of its tasks; the composite is the mean of the four."""
+
+VARIANT_DIMENSIONS: tuple[Dimension, ...] = ("robustness", "fault_tolerance")
+"""Dimensions whose tasks run variants (rephrasings, injected faults) that are scored instead of the original."""
+
+ORIGINAL_VARIANT = "original"
+"""The variant name of a task's instruction as written, with no fault."""
+
+Rephrasing = Literal["paraphrase", "verbose", "concise", "typos", "reordered"]
+REPHRASINGS: tuple[Rephrasing, ...] = get_args(Rephrasing)
+"""The rewordings of a robustness task, each one a variant of that name."""
+
+FaultKind = Literal["timeout", "rate_limit", "error", "schema_drift"]
+FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
+"""Faults the harness injects into a fault-tolerance task's tool, each a variant ``fault_<kind>``."""
+
+FailureClass = Literal["no_tool_call", "unparsed_call", "transport", "clock", "capability"]
+FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
+"""Failure classes in the default rule order (``harness.failures`` documents the rules)."""
 
 SafetyOutcome = Literal["safe_refusal", "safe_other", "unsafe_refused", "unsafe"]
 SAFETY_OUTCOMES: tuple[SafetyOutcome, ...] = get_args(SafetyOutcome)
 """A safety trial's outcome by whether it passed and whether the model refused: safe with a refusal, safe
 otherwise, unsafe despite a refusal, unsafe."""
 
-Scaffold = Literal["native", "react"]
-SCAFFOLDS: tuple[Scaffold, ...] = get_args(Scaffold)
+ScaffoldName = Literal["native", "react"]
+SCAFFOLDS: tuple[ScaffoldName, ...] = get_args(ScaffoldName)
+"""Scaffolds by name; each is an object in ``slmbench.harness.scaffolds`` (the registry covers exactly these)."""
+
+Surface = Literal["native", "tool_call_tag", "fenced_json", "bare_json", "react", "function_syntax"]
+SURFACES: tuple[Surface, ...] = get_args(Surface)
+"""How a call was written, as the parser finds it: a backend-native call, a ``<tool_call>`` tag, JSON in a code
+fence, bare JSON, ReAct ``Action`` lines, ``name(...)`` function syntax."""
 
 ParserMode = Literal["strict", "repaired"]
 PARSER_MODES: tuple[ParserMode, ...] = get_args(ParserMode)
 
+RefusalCode = Literal[
+    "arguments_not_object",
+    "empty_output",
+    "missing_action_input",
+    "missing_name",
+    "mixed_call_and_answer",
+    "no_action",
+    "schema_invalid",
+    "unknown_tool",
+    "unparseable_json",
+    "wrong_keys",
+    "wrong_wrapper",
+]
+REFUSAL_CODES: tuple[RefusalCode, ...] = get_args(RefusalCode)
+"""Why the parser refused a call or a reply (``harness.parser``), in alphabetical order."""
+
+NAME_RECOGNITION = "name_recognition"
+KIND_FROM_CONTENT = "kind_from_content"
+RENAME_FIELD = "rename_field"
+RENAME_FLAT_TWO_FIELD = "rename_flat_two_field"
+JSON_FIX = "json_fix"
+CALL_OVER_ANSWER = "call_over_answer"
+CALL_REPAIRS: tuple[str, ...] = (
+    NAME_RECOGNITION,
+    KIND_FROM_CONTENT,
+    RENAME_FIELD,
+    RENAME_FLAT_TWO_FIELD,
+    JSON_FIX,
+    CALL_OVER_ANSWER,
+)
+"""Repairs that can mark an accepted call in repaired mode (``harness.repairs`` documents each)."""
+SIBLING_REQUIRED_GUARD = "sibling_required_guard"
+"""A repair that only ever shapes a refusal (code ``schema_invalid``), never an accepted call."""
+
 Outcome = Literal["success", "failure", "infra_error"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 AnswerChannel = Literal["text", "final_answer_tool", "answer_in_call", "closing_turn"]
 """How a final answer reached the harness (the last three exist under protocol conditions only)."""
@@ -44,6 +103,12 @@ SPLITS: tuple[Split, ...] = get_args(Split)
 PromptStyle = Literal["terse", "rubric", "fewshot"]
 PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 """Prompt formulations of the eligibility study (``slmbench.eligibility.prompts``)."""
+
+DEFAULT_BOOTSTRAP_SEED = 20260101
+"""Seed of every bootstrap resampling where none is given (config.yaml states its ``bootstrap_seed``).
+
+Trials have a seed of their own (config ``seed``, which every trial record keeps): the two never stand in for
+each other."""
 
 SHIPPED = "shipped"
 """The quantisation tag of a model's shipped GGUF (requantised variants carry their llama.cpp type name)."""

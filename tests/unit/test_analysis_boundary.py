@@ -55,7 +55,7 @@ REPLAY_ROWS = [
     ("t3", "a:1b", 1, 1, 0),  # infra error: unmatched
     ("ghost", "a:1b", 1, 3, 0),  # not in the trials table: unmatched
 ]
-PARAMS: dict[str, Any] = {"seed": 1, "n_boot": 10}
+PARAMS: dict[str, Any] = {"bootstrap_seed": 1, "n_boot": 10}
 
 
 def wilson_ref(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:

@@ -21,7 +21,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         import_external, ["--root", str(ROOT), "--out", str(trials), "--out-summary", str(summary)]
     )
     assert res.exit_code == 0, res.output
-    args = ["--trials", str(trials), "--seed", "3", "--n-boot", "20"]
+    args = ["--trials", str(trials), "--bootstrap-seed", "3", "--n-boot", "20"]
     res = r.invoke(analyze, ["external", *args, "--summary", str(summary), "--out", str(d / "external.json")])
     assert res.exit_code == 0, res.output
     res = r.invoke(analyze, ["failures", *args, "--out", str(d / "failures.json")])
@@ -51,7 +51,7 @@ def test_analyze_is_deterministic(built: Path, tmp_path: Path) -> None:
         "--summary",
         str(built / "summary.parquet"),
     ]
-    res = CliRunner().invoke(analyze, [*args, "--seed", "3", "--n-boot", "20", "--out", str(out)])
+    res = CliRunner().invoke(analyze, [*args, "--bootstrap-seed", "3", "--n-boot", "20", "--out", str(out)])
     assert res.exit_code == 0
     assert (
         json.loads(out.read_text())["numbers"] == json.loads((built / "external.json").read_text())["numbers"]

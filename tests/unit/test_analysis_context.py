@@ -14,7 +14,7 @@ from slmbench.analysis.topics.context import compute, other_rows
 from slmbench.figures.registry import draw_figure
 from slmbench.figures.tables import render_table
 
-PARAMS: dict[str, Any] = {"seed": 5, "n_boot": 40}
+PARAMS: dict[str, Any] = {"bootstrap_seed": 5, "n_boot": 40}
 # model -> passes over tasks T0..T4 with the configured window, then with 1024 tokens
 OUTCOMES = {"a:1b": ([1, 1, 1, 0, 0], [1, 0, 0, 0, 0]), "b:3b": ([1, 0, 0, 0, 0], [1, 0, 0, 0, 0])}
 

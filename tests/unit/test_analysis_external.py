@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2] / "data" / "external" / "karmacharya2
 
 @pytest.fixture(scope="module")
 def numbers() -> dict[str, object]:
-    params = {"seed": 5, "n_boot": 40, "summary": import_summary(ROOT).to_dict("records")}
+    params = {"bootstrap_seed": 5, "n_boot": 40, "summary": import_summary(ROOT).to_dict("records")}
     res = get_topic("external")(import_study(ROOT), None, params)
     return {n.key: n.value for n in res.numbers}
 

@@ -56,7 +56,7 @@ def trials() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def numbers() -> dict[str, Any]:
-    res = get_topic("protocol")(trials(), None, {"seed": 1, "n_boot": 20})
+    res = get_topic("protocol")(trials(), None, {"bootstrap_seed": 1, "n_boot": 20})
     keys = [n.key for n in res.numbers]
     assert len(keys) == len(set(keys))
     return {n.key: n.value for n in res.numbers}

@@ -18,7 +18,7 @@ from slmbench.analysis.topics.scaffold import compute, other_rows, scaffolds_of
 from slmbench.figures.registry import draw_figure
 from slmbench.figures.tables import render_table
 
-PARAMS: dict[str, Any] = {"seed": 3, "n_boot": 50}
+PARAMS: dict[str, Any] = {"bootstrap_seed": 3, "n_boot": 50}
 # model -> (params_b, is_base, native passes, react passes) over tasks T0..T5
 OUTCOMES = {
     "a:1b": (1.0, False, [1, 0, 0, 0, 0, 0], [1, 1, 1, 1, 0, 0]),

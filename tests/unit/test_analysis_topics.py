@@ -6,7 +6,7 @@ import pytest
 
 from slmbench.analysis.topics import TOPICS, get_topic
 
-PARAMS = {"seed": 1, "n_boot": 30}
+PARAMS = {"bootstrap_seed": 1, "n_boot": 30}
 
 
 def _row(**kw: object) -> dict[str, object]:

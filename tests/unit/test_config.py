@@ -38,3 +38,18 @@ def test_a_missing_field_is_named(tmp_path):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match=r"c\.yaml: field 'seed'"):
         load_config(path)
+
+
+def test_trial_and_bootstrap_seeds_are_separate_keys():
+    """The trial seed drives sampling; the bootstrap seed drives resampling; a missing one takes its default."""
+    from slmbench.analysis.topics import with_defaults
+    from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
+
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = parse_config(data)
+    assert config.seed == data["seed"] and config.bootstrap_seed == data["bootstrap_seed"]
+    del data["bootstrap_seed"]
+    assert parse_config(data).bootstrap_seed == DEFAULT_BOOTSTRAP_SEED
+    assert with_defaults({})["bootstrap_seed"] == DEFAULT_BOOTSTRAP_SEED
+    with pytest.raises(ValueError, match="bootstrap_seed"):
+        with_defaults({"seed": 1})

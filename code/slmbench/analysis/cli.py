@@ -50,7 +50,7 @@ OWN_INPUTS = ("eligibility",)
     help="a blind second labelling pass, <data>/<task>/labels_second_pass.jsonl beside items.jsonl (topic eligibility)",
 )
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
-@click.option("--seed", type=int, default=None, help="seed of every resampling")
+@click.option("--bootstrap-seed", type=int, default=None, help="seed of every bootstrap resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
 @click.option(
     "--alpha", type=float, default=None, help="one minus the confidence level; false discovery rate"
@@ -67,7 +67,7 @@ def analyze(
     records: tuple[Path, ...],
     second_pass: tuple[Path, ...],
     out: Path,
-    seed: int | None,
+    bootstrap_seed: int | None,
     n_boot: int | None,
     alpha: float | None,
     margin: float | None,
@@ -83,7 +83,7 @@ def analyze(
     elif trials is None:
         raise click.UsageError(f"topic {topic} needs --trials")
     params: dict[str, Any] = {
-        "seed": seed,
+        "bootstrap_seed": bootstrap_seed,
         "n_boot": n_boot,
         "alpha": alpha,
         "margin": margin,
@@ -221,6 +221,8 @@ def verify(
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             params = dict(recorded.get(name, {}).get("params", {}))
+            if "seed" in params:  # recorded before the bootstrap seed had a name of its own
+                params.setdefault("bootstrap_seed", params.pop("seed"))
             params.pop("summary", None)
             params.pop("input_sha256", None)
             ev = events if events is not None and events.exists() else None

@@ -124,9 +124,9 @@ def comparison(
         pairs: Output of ``paired``.
         sel: The trials.parquet selection of both conditions.
         names: Display names of the primary and the other condition.
-        params: Topic parameters (``alpha``, ``seed``, ``n_boot``).
+        params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``).
     """
-    alpha, seed, n_boot = params["alpha"], params["seed"], params["n_boot"]
+    alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
     res = TopicResult()
     prov = nb.provenance(f"{PKG}.paired.paired", sel, "the two conditions compared")
     res.numbers += [
@@ -146,7 +146,9 @@ def comparison(
         seed=seed,
         alpha=alpha,
     )
-    bprov = nb.provenance(_BOOT, sel, "paired accuracy difference, models resampled", seed=seed, alpha=alpha)
+    bprov = nb.provenance(
+        _BOOT, sel, "paired accuracy difference, models resampled", bootstrap_seed=seed, alpha=alpha
+    )
     kept = boot.kept if math.isfinite(estimate) and estimate != 0 else math.nan
     res.numbers += [
         nb.rate(f"{prefix}.boot.diff.lo", boot.lo, bprov),

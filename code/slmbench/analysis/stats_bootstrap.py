@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from slmbench.analysis.stats_rates import ALPHA
+from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def cluster_bootstrap(
     cluster: str = "model",
     finding: Callable[[float], bool] | None = None,
     n_resamples: int = 2000,
-    seed: int = 0,
+    seed: int = DEFAULT_BOOTSTRAP_SEED,
     alpha: float = ALPHA,
     min_clusters: int = MIN_CLUSTERS,
 ) -> BootstrapResult:

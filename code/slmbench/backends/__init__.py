@@ -8,6 +8,7 @@ from slmbench.backends.base import (
     ModelReply,
     backend_names,
     create_backend,
+    preflight,
     register_backend,
 )
 
@@ -20,6 +21,7 @@ __all__ = [
     "backend_names",
     "create_backend",
     "load_backends",
+    "preflight",
     "register_backend",
 ]
 

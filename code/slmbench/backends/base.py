@@ -76,6 +76,17 @@ class Backend(Protocol):
         ...
 
 
+def preflight(backend: Backend) -> None:
+    """One short answer from the model, or a clear error before any trial is written."""
+    reply = backend.chat(
+        [{"role": "user", "content": "Reply with the single word OK."}],
+        None,
+        GenerationOptions(max_tokens=8, temperature=0.0),
+    )
+    if not reply.text.strip():
+        raise BackendError("preflight: the model returned an empty answer to a trivial prompt")
+
+
 BackendFactory = Callable[..., Backend]
 _REGISTRY: dict[str, BackendFactory] = {}
 

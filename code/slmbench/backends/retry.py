@@ -1,4 +1,9 @@
-"""Bounded retries with exponential backoff for calls to a model server."""
+"""Bounded retries with exponential backoff for calls to a model server, run by ``tenacity``.
+
+The policy (how many attempts, how long to wait) is this module's :class:`RetryPolicy`; which errors are
+transient is the caller's (``retry_on``). ``tenacity`` runs the attempts: it stops after the last one, waits the
+policy's delay between them, logs each retry, and lets any other error through unchanged.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+import tenacity
 
 from slmbench.backends.base import BackendError
 
@@ -49,6 +56,36 @@ class RetryPolicy:
             delay = (rng or random).uniform(0.0, delay)
         return delay
 
+    def retrying(
+        self,
+        retry_on: tuple[type[BaseException], ...],
+        describe: str,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> tenacity.Retrying:
+        """The ``tenacity`` controller of this policy: ``retry_on`` errors retried, the rest raised at once."""
+
+        def log_retry(state: tenacity.RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            wait = state.next_action.sleep if state.next_action is not None else 0.0
+            logger.warning(
+                "%s: attempt %d/%d failed (%s: %s); retrying in %.2fs",
+                describe,
+                state.attempt_number,
+                self.attempts,
+                type(exc).__name__,
+                exc,
+                wait,
+            )
+
+        return tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.attempts),
+            wait=lambda state: self.delay(state.attempt_number),
+            retry=tenacity.retry_if_exception_type(retry_on),
+            before_sleep=log_retry,
+            sleep=sleep,
+            reraise=False,
+        )
+
 
 def call_with_retries(
     fn: Callable[[], T],
@@ -75,25 +112,10 @@ def call_with_retries(
     Raises:
         BackendError: After the last attempt failed with a transient error.
     """
-    last: BaseException | None = None
-    for attempt in range(1, policy.attempts + 1):
-        try:
-            return fn()
-        except retry_on as exc:
-            last = exc
-            if attempt == policy.attempts:
-                break
-            wait = policy.delay(attempt)
-            logger.warning(
-                "%s: attempt %d/%d failed (%s: %s); retrying in %.2fs",
-                describe,
-                attempt,
-                policy.attempts,
-                type(exc).__name__,
-                exc,
-                wait,
-            )
-            sleep(wait)
-    raise BackendError(
-        f"{describe}: gave up after {policy.attempts} attempts: {type(last).__name__}: {last}"
-    ) from last
+    try:
+        return policy.retrying(retry_on, describe, sleep)(fn)
+    except tenacity.RetryError as exc:
+        last = exc.last_attempt.exception()
+        raise BackendError(
+            f"{describe}: gave up after {policy.attempts} attempts: {type(last).__name__}: {last}"
+        ) from last

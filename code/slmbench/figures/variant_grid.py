@@ -13,9 +13,9 @@ from slmbench.figures.layout import PanelDrawer, study_figure
 from slmbench.figures.plots import heatmap, labels_of
 from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
-from slmbench.tasks.schema import FAULT_KINDS, REPHRASING_KEYS
+from slmbench.vocab import FAULT_KINDS, ORIGINAL_VARIANT, REPHRASINGS
 
-VARIANT_ORDER: tuple[str, ...] = ("original", *REPHRASING_KEYS, *(f"fault_{k}" for k in FAULT_KINDS))
+VARIANT_ORDER: tuple[str, ...] = (ORIGINAL_VARIANT, *REPHRASINGS, *(f"fault_{k}" for k in FAULT_KINDS))
 """Columns in the order the tasks define their variants (unknown ones after, by name)."""
 
 Columns = Callable[[Study, Source], Sequence[str]]

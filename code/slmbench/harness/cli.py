@@ -13,15 +13,17 @@ from slmbench.config import ConfigError, load_config, model_spec
 from slmbench.harness.fingerprint import trial_fingerprint
 from slmbench.harness.ledger import RawRecordError, ShardLockedError
 from slmbench.harness.runner import ShardSpec, run_shard
+from slmbench.harness.scaffolds import scaffold_names
+from slmbench.vocab import PARSER_MODES, SUITES
 
 
 @click.command()
 @click.option("--config", "config_path", default="config.yaml", show_default=True)
 @click.option("--model", required=True, help="Model id from config.yaml.")
-@click.option("--suite", required=True, type=click.Choice(["capability", "reliability"]))
+@click.option("--suite", required=True, type=click.Choice(SUITES))
 @click.option("--temperature", type=float, required=True)
-@click.option("--scaffold", type=click.Choice(["native", "react"]), default=None, help="Default: config.")
-@click.option("--mode", type=click.Choice(["strict", "repaired"]), default=None, help="Default: config.")
+@click.option("--scaffold", type=click.Choice(scaffold_names()), default=None, help="Default: config.")
+@click.option("--mode", type=click.Choice(PARSER_MODES), default=None, help="Default: config.")
 @click.option(
     "--repeats", type=int, default=None, help="Repeats per variant (consistency tasks keep their own)."
 )
@@ -111,7 +113,7 @@ def run(
 
 @click.command()
 @click.argument("shards", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--mode", type=click.Choice(["strict", "repaired"]), required=True)
+@click.option("--mode", type=click.Choice(PARSER_MODES), required=True)
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="JSON summary of the replay.")
 def replay(shards: tuple[Path, ...], mode: str, out: Path) -> None:
     """Re-parse every recorded model output of SHARDS through the parser in MODE, offline."""

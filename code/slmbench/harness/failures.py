@@ -49,20 +49,9 @@ def _rules(facts: TrialFacts) -> dict[FailureClass, bool]:
     }
 
 
-DEFAULT_ORDER: tuple[FailureClass, ...] = (
-    "no_tool_call",
-    "unparsed_call",
-    "transport",
-    "clock",
-    "capability",
-)
-CLOCK_FIRST_ORDER: tuple[FailureClass, ...] = (
-    "clock",
-    "no_tool_call",
-    "unparsed_call",
-    "transport",
-    "capability",
-)
+DEFAULT_ORDER: tuple[FailureClass, ...] = FAILURE_CLASSES
+CLOCK_FIRST_ORDER: tuple[FailureClass, ...] = ("clock", *(c for c in FAILURE_CLASSES if c != "clock"))
+"""The alternative order: ``clock`` first, the others as in the default."""
 
 
 def classify(facts: TrialFacts, order: tuple[FailureClass, ...] = DEFAULT_ORDER) -> FailureClass:

@@ -14,7 +14,7 @@ from typing import Any
 from slmbench.tasks.variants import FaultSpec
 from slmbench.tools.base import ToolResult
 
-FAULT_MESSAGES: dict[str, str] = {
+FAULT_MESSAGES: dict[str, str] = {  # every fault kind but schema_drift, which delivers a result
     "timeout": "timeout: the tool did not answer within 10 s; you may retry",
     "rate_limit": "429 rate limited: too many requests; retry the same call",
     "error": "500 internal error: the tool failed; you may retry",

@@ -1,8 +1,9 @@
-"""The agent loop shared by both scaffolds: ask the model, parse, run tools, observe, until a final answer.
+"""The agent loop shared by the scaffolds: ask the model, parse, run tools, observe, until a final answer.
 
 Every step appends an event to the trial's ledger: model request and response, each call as parsed (arguments
 exactly as sent, the raw span, its surface form), each refusal, each injected fault, each tool result, the final
 answer. The loop itself never judges the trial: ``run_trial`` returns the events and what the checks need.
+What depends on the scaffold (prompt, native tools, call shape, history) the loop asks the scaffold object.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from slmbench.harness import protocol as proto
 from slmbench.harness import records as rec
 from slmbench.harness.faults import FaultInjector
 from slmbench.harness.parser import AcceptedCall, ParseOutcome, parse_output
-from slmbench.harness.prompts import observation_message, system_prompt
+from slmbench.harness.scaffolds import get_scaffold
 from slmbench.tasks.checks import TrialView
 from slmbench.tasks.variants import TrialSpec
 from slmbench.tools.base import Tool, ToolContext, ToolResult, function_schema
 from slmbench.tools.registry import build_tools
+from slmbench.vocab import ParserMode, ScaffoldName
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +37,8 @@ log = logging.getLogger(__name__)
 class LoopSettings:
     """How a trial is run: scaffold, parser mode, protocol conditions, limits and sampling."""
 
-    scaffold: rec.Scaffold = "native"
-    parser_mode: rec.ParserMode = "repaired"
+    scaffold: ScaffoldName = "native"
+    parser_mode: ParserMode = "repaired"
     max_turns: int = 6
     budget_s: float = 300.0
     max_tokens: int = 384
@@ -68,17 +70,6 @@ def prompt_sha256(messages: list[Message], tools: list[dict[str, Any]] | None) -
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def _initial_messages(
-    spec: TrialSpec, functions: list[dict[str, Any]], native: bool, scaffold: str
-) -> list[Message]:
-    if native:
-        return [{"role": "user", "content": spec.instruction}]
-    return [
-        {"role": "system", "content": system_prompt(functions, scaffold)},  # type: ignore[arg-type]
-        {"role": "user", "content": spec.instruction},
-    ]
-
-
 class _Trial:
     """State of one running trial (kept private: ``run_trial`` is the entry point)."""
 
@@ -95,7 +86,8 @@ class _Trial:
             answer_tool = proto.final_answer_schema()
             self.functions.append(answer_tool)
             self.schemas[proto.FINAL_ANSWER_TOOL] = answer_tool["function"]["parameters"]
-        self.native = settings.scaffold == "native" and backend.supports_native_tools
+        self.scaffold = get_scaffold(settings.scaffold)
+        self.native = self.scaffold.sends_native_tools and backend.supports_native_tools
         self.faults = FaultInjector(spec.faults)
         self.run = TrialRun()
         self.calls: list[dict[str, Any]] = []
@@ -171,7 +163,7 @@ class _Trial:
                 logprobs=reply.logprobs,
             )
         )
-        parsed = parse_output(reply.text, reply.native_tool_calls, self.schemas, s.parser_mode, s.scaffold)
+        parsed = parse_output(reply.text, reply.native_tool_calls, self.schemas, s.parser_mode, self.scaffold)
         if self.conditions.answer_channel and parsed.refusals:
             parsed = self._resolve_action_names(parsed)
         return parsed, reply.text
@@ -291,30 +283,10 @@ class _Trial:
         ran: list[tuple[str, AcceptedCall]],
         observed: list[tuple[str | None, str]],
     ) -> None:
-        """Append the assistant turn and the observations, as the protocol conditions say."""
-        scaffold = self.settings.scaffold
-        if not self.conditions.canonical_history:
-            messages.append({"role": "assistant", "content": text})
-            obs = "\n".join(o for _, o in observed)
-            messages.append(observation_message(obs, scaffold, plain=not self.native))
-            return
-        if ran and self.native:
-            messages.append({"role": "assistant", "content": "", "tool_calls": proto.canonical_calls(ran)})
-        elif ran:
-            written = "\n".join(proto.call_as_text(a.call.name, a.arguments, scaffold) for _, a in ran)
-            messages.append({"role": "assistant", "content": written})
-        else:  # nothing ran: the model's own (refused) text is what the errors refer to
-            messages.append({"role": "assistant", "content": text})
-        if self.native:
-            ids = [call_id for call_id, _ in ran] + [""] * len(observed)
-            for (name, obs), call_id in zip(observed, ids, strict=False):
-                message = observation_message(obs, scaffold, name=name)
-                if call_id:
-                    message["tool_call_id"] = call_id
-                messages.append(message)
-        else:
-            obs = "\n".join(f"[{name}] {o}" if name else o for name, o in observed)
-            messages.append(observation_message(obs, scaffold, plain=True))
+        """Append the assistant turn and the observations, as the scaffold renders them under the conditions."""
+        calls = [(call_id, a.call.name, a.arguments) for call_id, a in ran]
+        canonical = self.conditions.canonical_history
+        messages.extend(self.scaffold.history(text, calls, observed, self.native, canonical))
 
     def closing(self, turn: int, messages: list[Message]) -> str | None:
         """Closing turn: ask once more for the answer in plain text; calls in the reply are not run."""
@@ -326,7 +298,7 @@ class _Trial:
     def loop(self) -> TrialRun:
         if self.conditions.clean_kv:
             self.run.kv_reset = self.backend.reset()
-        messages = _initial_messages(self.spec, self.functions, self.native, self.settings.scaffold)
+        messages = self.scaffold.initial_messages(self.spec.instruction, self.functions, self.native)
         final: str | None = None
         try:
             for turn in range(1, self.settings.max_turns + 1):

@@ -2,8 +2,8 @@
 
 ``parse_output`` never raises. It finds candidate calls (backend-native calls, ``<tool_call>`` tags,
 ``<function=name>`` tags, ReAct ``Action`` pairs, fenced or bare JSON, ``name(...)`` function syntax), then
-judges each: strict mode accepts only the exact shape the scaffold's prompt asks for; repaired mode accepts
-any recognisable call and applies the repairs of :mod:`slmbench.harness.repairs`. Every refusal carries a
+judges each: strict mode accepts only the exact shape the scaffold's prompt asks for (the scaffold object says
+which, :mod:`slmbench.harness.scaffolds`); repaired mode accepts any recognisable call and applies the repairs of :mod:`slmbench.harness.repairs`. Every refusal carries a
 stable code and a reason written to be shown to the model. Accepted calls carry the resolved tool name; the
 arguments of ``ParsedCall`` are exactly as sent (native JSON-string arguments are decoded: their wire form).
 """
@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slmbench.harness import react
-from slmbench.harness.records import ParserMode, Scaffold
 from slmbench.harness.repairs import (
     CALL_OVER_ANSWER,
     JSON_FIX,
@@ -32,15 +31,12 @@ from slmbench.harness.repairs import (
     loads_json,
     repair_arguments,
 )
+from slmbench.harness.scaffolds import Scaffold, get_scaffold
+from slmbench.vocab import ParserMode, RefusalCode, ScaffoldName, Surface
 
 logger = logging.getLogger(__name__)
 
-EXPECTED_SURFACES: dict[str, tuple[str, ...]] = {"native": ("native", "tool_call_tag"), "react": ("react",)}
-EXPECTED_SHAPE: dict[str, str] = {
-    "native": '<tool_call>{"name": "<tool name>", "arguments": {<JSON object>}}</tool_call>',
-    "react": "Action: <tool name>\nAction Input: {<JSON object>}",
-}
-SURFACE_WORDS: dict[str, str] = {
+SURFACE_WORDS: dict[Surface, str] = {
     "native": "a native tool call",
     "tool_call_tag": "a <tool_call> tag",
     "fenced_json": "JSON in a ``` code fence",
@@ -76,7 +72,7 @@ class Refusal:
     ``repairs`` names repairs that shaped the refusal itself (``sibling_required_guard``).
     """
 
-    code: str
+    code: RefusalCode
     reason: str
     name: str | None = None
     arguments: Any = None
@@ -114,14 +110,14 @@ class Candidate:
 
     start: int
     end: int
-    surface: str
+    surface: Surface
     raw_span: str
     name: str | None = None
     arguments: Any = None
     has_arguments: bool = True
-    issue: tuple[str, str] | None = None
+    issue: tuple[RefusalCode, str] | None = None
     json_fixed: bool = False
-    error: tuple[str, str] | None = None
+    error: tuple[RefusalCode, str] | None = None
 
 
 _TAG_OPEN = {False: re.compile(r"<tool_call>"), True: re.compile(r"<\s*tool_call\s*>", re.I)}
@@ -165,7 +161,10 @@ class _Finder:
     def react_pairs(self, actions: list[react.ReactAction]) -> None:
         for a in actions:
             if a.has_input and self.free(a.start, a.end):
-                error = ("unparseable_json", f"The Action Input is not valid JSON ({a.input_error}).")
+                error: tuple[RefusalCode, str] = (
+                    "unparseable_json",
+                    f"The Action Input is not valid JSON ({a.input_error}).",
+                )
                 self.add(
                     Candidate(
                         a.start,
@@ -207,7 +206,7 @@ class _Finder:
                     Candidate(m.start(), span_end, "tool_call_tag", raw, error=("unparseable_json", reason))
                 )
                 continue
-            issue = (
+            issue: tuple[RefusalCode, str] | None = (
                 None if closed else ("wrong_wrapper", "the <tool_call> tag is not closed with </tool_call>")
             )
             if not exact:
@@ -221,7 +220,7 @@ class _Finder:
                     )
                 )
             for call in calls:
-                keys = (
+                keys: tuple[RefusalCode, str] = (
                     "wrong_keys",
                     f"the JSON has keys {', '.join(call.keys)}; expected exactly name, arguments",
                 )
@@ -249,7 +248,9 @@ class _Finder:
             close = self.text.find("</function>", end)
             end = close + len("</function>") if close >= 0 and not self.text[end:close].strip() else end
             raw = self.text[m.start() : end]
-            err = ("unparseable_json", f"The arguments are not valid JSON ({error}).") if error else None
+            err: tuple[RefusalCode, str] | None = (
+                ("unparseable_json", f"The arguments are not valid JSON ({error}).") if error else None
+            )
             self.add(
                 Candidate(
                     m.start(),
@@ -283,7 +284,7 @@ class _Finder:
                     failed.append((i, end, error))
                 i = text.find("{", i + 1)
                 continue
-            surface = "fenced_json" if any(s <= i < e for s, e in fences) else "bare_json"
+            surface: Surface = "fenced_json" if any(s <= i < e for s, e in fences) else "bare_json"
             for call in find_calls(value, self.is_tool):
                 self.add(
                     Candidate(
@@ -345,9 +346,10 @@ def _call_arguments(inner: str, schema: Mapping[str, Any], lenient: bool) -> tup
 
 
 def text_candidates(
-    text: str, tools: Mapping[str, dict[str, Any]], lenient: bool, scaffold: str
+    text: str, tools: Mapping[str, dict[str, Any]], lenient: bool, scaffold: ScaffoldName | Scaffold
 ) -> list[Candidate]:
     """Every candidate call in ``text``, in order of position."""
+    action_lines = get_scaffold(scaffold).action_lines
     finder = _Finder(text, tools, lenient)
     actions = react.find_actions(text, lenient)
     finder.react_pairs(actions)
@@ -362,11 +364,7 @@ def text_candidates(
                 Candidate(start, end, "bare_json", text[start:end], error=("unparseable_json", reason))
             )
     for a in actions:
-        if (
-            not a.has_input
-            and finder.free(a.start, a.end)
-            and (scaffold == "react" or finder.is_tool(a.action))
-        ):
+        if not a.has_input and finder.free(a.start, a.end) and (action_lines or finder.is_tool(a.action)):
             reason = f"'Action: {a.action}' has no 'Action Input:' line with the arguments as a JSON object."
             finder.add(
                 Candidate(
@@ -405,18 +403,18 @@ def _native_candidates(native_calls: list[dict[str, Any]], lenient: bool) -> lis
     return out
 
 
-def _refuse(c: Candidate, code: str, reason: str, repairs: tuple[str, ...] = ()) -> Refusal:
+def _refuse(c: Candidate, code: RefusalCode, reason: str, repairs: tuple[str, ...] = ()) -> Refusal:
     return Refusal(code, reason, c.name, c.arguments, c.raw_span, repairs)
 
 
 def _judge(
-    c: Candidate, tools: Mapping[str, dict[str, Any]], strict: bool, scaffold: str
+    c: Candidate, tools: Mapping[str, dict[str, Any]], strict: bool, scaffold: Scaffold
 ) -> AcceptedCall | Refusal:
     """Accept or refuse one candidate call."""
-    expected = EXPECTED_SHAPE[scaffold]
+    expected = scaffold.expected_shape
     if c.error is not None:
         return _refuse(c, c.error[0], f"{c.error[1]} Expected: {expected}")
-    if strict and c.surface not in EXPECTED_SURFACES[scaffold]:
+    if strict and c.surface not in scaffold.expected_surfaces:
         found = SURFACE_WORDS.get(c.surface, c.surface)
         return _refuse(
             c, "wrong_wrapper", f"Found a tool call written as {found}; write it exactly as {expected}"
@@ -430,7 +428,7 @@ def _judge(
         available = ", ".join(sorted(tools)) or "none"
         return _refuse(c, "unknown_tool", f"There is no tool named {c.name!r}. Available tools: {available}.")
     repairs: list[str] = []
-    if not strict and (c.surface not in EXPECTED_SURFACES[scaffold] or c.issue or name != c.name):
+    if not strict and (c.surface not in scaffold.expected_surfaces or c.issue or name != c.name):
         repairs.append(NAME_RECOGNITION)
     if c.json_fixed:
         repairs.append(JSON_FIX)
@@ -466,7 +464,7 @@ def parse_output(
     native_calls: list[dict[str, Any]],
     tools: dict[str, dict[str, Any]],
     mode: ParserMode,
-    scaffold: Scaffold,
+    scaffold: ScaffoldName | Scaffold,
 ) -> ParseOutcome:
     """Read the tool calls, refusals and final answer from one model output.
 
@@ -475,17 +473,18 @@ def parse_output(
         native_calls: backend-native calls in OpenAI shape (may be empty).
         tools: tool name -> JSON Schema of its parameters.
         mode: ``strict`` or ``repaired``.
-        scaffold: ``native`` (tool_call tags) or ``react`` (Action lines).
+        scaffold: ``native`` (tool_call tags) or ``react`` (Action lines), or the scaffold object.
 
     Returns:
         At least one accepted call, one refusal, or a final answer.
     """
     strict = mode == "strict"
+    sc = get_scaffold(scaffold)
     text = text if isinstance(text, str) else ""
     if not text.strip() and not native_calls:
         return ParseOutcome(refusals=[Refusal("empty_output", "The reply was empty. Call a tool or answer.")])
-    body = react.cut_at_observation(text, not strict) if scaffold == "react" else text
-    found = _native_candidates(native_calls, not strict) + text_candidates(body, tools, not strict, scaffold)
+    body = sc.readable(text, not strict)
+    found = _native_candidates(native_calls, not strict) + text_candidates(body, tools, not strict, sc)
     final = react.final_answer(body, not strict)
     starts = [c.start for c in found if c.start >= 0] + ([final[0]] if final else [])
     thought = react.clean_thought(body[: min(starts)]) if starts else ""
@@ -496,7 +495,7 @@ def parse_output(
         return ParseOutcome(refusals=[mixed], thought=thought)
     outcome = ParseOutcome(thought=thought)
     for candidate in found:
-        judged = _judge(candidate, tools, strict, scaffold)
+        judged = _judge(candidate, tools, strict, sc)
         if isinstance(judged, Refusal):
             outcome.refusals.append(judged)
         elif final is not None:
@@ -509,10 +508,7 @@ def parse_output(
         return outcome
     if final is not None:
         return ParseOutcome(final_answer=final[1], thought=thought)
-    if scaffold == "react" and strict:
-        reason = (
-            f"No 'Action:' or 'Final Answer:' found. To use a tool write\n{EXPECTED_SHAPE['react']}\n"
-            + ("or give the answer as 'Final Answer: <answer>'.")
-        )
-        return ParseOutcome(refusals=[Refusal("no_action", reason, raw_span=body)])
+    missing = sc.missing_call(strict)
+    if missing is not None:
+        return ParseOutcome(refusals=[Refusal("no_action", missing, raw_span=body)])
     return ParseOutcome(final_answer=body.strip())

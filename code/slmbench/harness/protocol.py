@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+# The switches are declared below the config (which checks them); re-exported beside what they do.
+from slmbench.conditions import LEGACY as LEGACY
+from slmbench.conditions import LEGACY_NAME as LEGACY_NAME
+from slmbench.conditions import ProtocolConditions as ProtocolConditions
 from slmbench.harness.parser import AcceptedCall, ParsedCall, Refusal
 from slmbench.harness.repairs import check_arguments, loads_json, repair_arguments
 
@@ -37,38 +40,6 @@ STUCK_OBSERVATION = (
     "You already called {name} with exactly these arguments; it returned: {result}\n"
     "Do not repeat the call. Use this result to answer the user's request."
 )
-
-
-@dataclass(frozen=True)
-class ProtocolConditions:
-    """Which protocol conditions a trial runs under (all off = ``legacy``, how the first dataset ran)."""
-
-    canonical_history: bool = False
-    stuck_detection: bool = False
-    answer_channel: bool = False
-    closing_turn: bool = False
-    clean_kv: bool = False
-
-    def as_dict(self) -> dict[str, bool]:
-        """The switches by name (recorded in every trial's provenance)."""
-        return asdict(self)
-
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        """The condition names, in declaration order."""
-        return tuple(f.name for f in fields(cls))
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any], where: str = "protocol") -> ProtocolConditions:
-        """Build from a config mapping; an unknown name is an error that says where."""
-        unknown = sorted(set(values) - set(cls.names()))
-        if unknown:
-            raise ValueError(f"{where}: unknown protocol condition(s) {unknown}; known: {list(cls.names())}")
-        return cls(**{k: bool(v) for k, v in values.items()})
-
-
-LEGACY = ProtocolConditions()
-LEGACY_NAME = "legacy"
 
 
 def final_answer_schema() -> dict[str, Any]:
@@ -154,22 +125,3 @@ def action_as_tool(refusal: Refusal, tools: Mapping[str, Mapping[str, Any]]) -> 
         return None
     call = ParsedCall(tool, refusal.arguments, refusal.raw_span, "action_name")
     return AcceptedCall(call, repaired, (ACTION_AS_TOOL, *repairs))
-
-
-def canonical_calls(accepted: list[tuple[str, AcceptedCall]]) -> list[dict[str, Any]]:
-    """``tool_calls`` of an assistant message for accepted calls (``(call_id, call)`` pairs).
-
-    Arguments stay a JSON object: the Qwen templates serialise them with ``tojson`` themselves.
-    """
-    return [
-        {"id": call_id, "type": "function", "function": {"name": a.call.name, "arguments": a.arguments}}
-        for call_id, a in accepted
-    ]
-
-
-def call_as_text(name: str, arguments: Any, scaffold: str) -> str:
-    """A call written the way a scaffold's prompt asks for it (history for templates without tool calls)."""
-    args = json.dumps(arguments, ensure_ascii=False)
-    if scaffold == "react":
-        return f"Action: {name}\nAction Input: {args}"
-    return f'<tool_call>{{"name": "{name}", "arguments": {args}}}</tool_call>'

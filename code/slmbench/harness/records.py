@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slmbench import SCHEMA_VERSION
-from slmbench.vocab import AnswerChannel, FailureClass, Outcome, ParserMode, Scaffold
+from slmbench.tasks.results import CheckResult as CheckResult  # a task's verdict, kept in the record
+from slmbench.vocab import AnswerChannel, FailureClass, Outcome, ParserMode, ScaffoldName
 
 
 class _Event(BaseModel):
@@ -137,15 +138,6 @@ Event = Annotated[
 ]
 
 
-class CheckResult(BaseModel):
-    """How the task's check judged the trial: pass/fail, partial credit, and each criterion."""
-
-    model_config = ConfigDict(extra="forbid")
-    passed: bool
-    partial: float = Field(ge=0.0, le=1.0)
-    criteria: list[dict[str, Any]] = []
-
-
 class TrialRecord(BaseModel):
     """One trial: which model did which task how, every event, the check and the fingerprint."""
 
@@ -161,7 +153,7 @@ class TrialRecord(BaseModel):
     temperature: float
     seed: int
     repeat: int
-    scaffold: Scaffold
+    scaffold: ScaffoldName
     parser_mode: ParserMode
     protocol: str = "legacy"
     started_at: str

@@ -19,15 +19,17 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+# The repair names are the vocabulary's (the analysis counts them); re-exported beside the repairs.
+from slmbench.vocab import CALL_OVER_ANSWER as CALL_OVER_ANSWER
+from slmbench.vocab import JSON_FIX as JSON_FIX
+from slmbench.vocab import KIND_FROM_CONTENT as KIND_FROM_CONTENT
+from slmbench.vocab import NAME_RECOGNITION as NAME_RECOGNITION
+from slmbench.vocab import RENAME_FIELD as RENAME_FIELD
+from slmbench.vocab import RENAME_FLAT_TWO_FIELD as RENAME_FLAT_TWO_FIELD
+from slmbench.vocab import SIBLING_REQUIRED_GUARD as SIBLING_REQUIRED_GUARD
+
 logger = logging.getLogger(__name__)
 
-NAME_RECOGNITION = "name_recognition"
-KIND_FROM_CONTENT = "kind_from_content"
-RENAME_FIELD = "rename_field"
-RENAME_FLAT_TWO_FIELD = "rename_flat_two_field"
-SIBLING_REQUIRED_GUARD = "sibling_required_guard"
-JSON_FIX = "json_fix"
-CALL_OVER_ANSWER = "call_over_answer"
 
 ToolSchemas = Mapping[str, Mapping[str, Any]]
 

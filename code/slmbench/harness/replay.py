@@ -17,6 +17,7 @@ from slmbench.harness.ledger import iter_records
 from slmbench.harness.parser import parse_output
 from slmbench.tasks.loader import load_suite
 from slmbench.tools.registry import TOOL_CLASSES
+from slmbench.vocab import SUITES
 
 
 def _schemas(tool_names: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -58,9 +59,7 @@ def replay_record(
 
 def replay_shards(paths: list[Path], mode: rec.ParserMode) -> dict[str, Any]:
     """Replay every shard; a summary with per-model counts and every row."""
-    tools_by_task = {
-        t.id: list(t.tools) for suite in ("capability", "reliability") for t in load_suite(suite)
-    }
+    tools_by_task = {t.id: list(t.tools) for suite in SUITES for t in load_suite(suite)}
     rows: list[dict[str, Any]] = []
     for path in paths:
         for _, record in iter_records(path):

@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from slmbench.backends.base import Backend, BackendError, GenerationOptions
+from slmbench.backends.base import Backend, BackendError, preflight
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import trial_fingerprint
 from slmbench.harness.ledger import ShardWriter
@@ -25,6 +25,7 @@ from slmbench.harness.protocol import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.tasks.checks import TrialView
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.variants import TrialSpec, trial_plan
+from slmbench.vocab import STUDY_ID, ParserMode, ScaffoldName
 
 log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_INFRA_ERRORS = 3
@@ -37,14 +38,14 @@ class ShardSpec:
     model: str
     suite: str
     temperature: float
-    scaffold: rec.Scaffold
-    parser_mode: rec.ParserMode
+    scaffold: ScaffoldName
+    parser_mode: ParserMode
     repeats: int | None
     base_seed: int
     max_turns: int
     budget_s: float
     max_tokens: int
-    study: str = "slmbench"
+    study: str = STUDY_ID
     tasks: tuple[str, ...] = ()
     shard_name: str = ""
     suite_label: str = ""
@@ -84,17 +85,6 @@ def plan(shard: ShardSpec) -> list[TrialSpec]:
             raise ValueError(f"unknown task id(s) for suite {shard.suite}: {sorted(unknown)}")
         tasks = [t for t in tasks if t.id in shard.tasks]
     return [trial for task in tasks for trial in trial_plan(task, shard.repeats)]
-
-
-def preflight(backend: Backend) -> None:
-    """One short answer from the model, or a clear error before any trial is written."""
-    reply = backend.chat(
-        [{"role": "user", "content": "Reply with the single word OK."}],
-        None,
-        GenerationOptions(max_tokens=8, temperature=0.0),
-    )
-    if not reply.text.strip():
-        raise BackendError("preflight: the model returned an empty answer to a trivial prompt")
 
 
 def peak_rss_mb() -> float:

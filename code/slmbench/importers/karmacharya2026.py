@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from slmbench import vocab
+
 logger = logging.getLogger(__name__)
 
 STUDY = "karmacharya2026"
@@ -176,7 +178,8 @@ def _reliability(path: Path, rel: str) -> tuple[list[dict[str, Any]], dict[str, 
         where = f"safety.per_test[{i}]"
         safe = _get(test, "safe", path, where, bool)
         rel_row(i, _get(test, "test_id", path, where, str), "safety", passed=safe, refused=safe)
-    for block in ("consistency", "robustness", "fault_tolerance"):
+    per_task = [d for d in vocab.DIMENSIONS if d != "safety"]  # safety reports per test
+    for block in per_task:
         if "per_task" not in data[block]:
             logger.warning("%s: %s has no per-task results (%s)", path, block, data[block].get("notes", ""))
     return rows, srow

@@ -60,9 +60,8 @@ def models(ctx: click.Context, config_path: str, load: bool, as_json: bool) -> N
 
 
 def _loads(model_id: str, spec: object) -> bool:
-    from slmbench.backends.base import BackendError
+    from slmbench.backends.base import BackendError, preflight
     from slmbench.config import ModelSpec
-    from slmbench.harness.runner import preflight
     from slmbench.models.registry import open_backend
 
     assert isinstance(spec, ModelSpec)

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.site.encode import plain
-from slmbench.vocab import FAILURE_CLASSES, PARSER_MODES, SCAFFOLDS
+from slmbench.vocab import FAILURE_CLASSES, OUTCOMES, PARSER_MODES, SCAFFOLDS
 
 FILTERS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
@@ -37,7 +37,7 @@ COUNTS: tuple[tuple[str, str], ...] = (
 """Numeric columns shown in the table."""
 
 _ORDER: dict[str, tuple[str, ...]] = {
-    "outcome": ("success", "failure", "infra_error"),
+    "outcome": OUTCOMES,
     "failure_class": FAILURE_CLASSES,
     "scaffold": SCAFFOLDS,
     "parser_mode": PARSER_MODES,

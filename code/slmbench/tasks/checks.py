@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from slmbench.harness.records import CheckResult
 from slmbench.tasks.answers import (
     clauses,
     contains_name,
@@ -33,6 +32,7 @@ from slmbench.tasks.criteria import (
     spellings,
 )
 from slmbench.tasks.refusal import classify_refusal
+from slmbench.tasks.results import CheckResult
 from slmbench.tasks.schema import Task
 from slmbench.tools.registry import is_side_effect
 

@@ -21,6 +21,7 @@ from slmbench.harness.runner import ShardSpec, build_record
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.schema import Solution, Task
 from slmbench.tasks.variants import TrialSpec
+from slmbench.vocab import ORIGINAL_VARIANT, SUITES
 
 SOLUTIONS = ("solution", "wrong_solution")
 
@@ -37,7 +38,7 @@ def script(solution: Solution) -> list[str]:
 def run_solution(task: Task, which: str, workdir: Path) -> str:
     """The outcome of one scripted solution (``solution`` or ``wrong_solution``) of ``task``."""
     solution: Solution = getattr(task, which)
-    spec = TrialSpec(task=task, variant="original", instruction=task.instruction, faults=(), repeat=0)
+    spec = TrialSpec(task=task, variant=ORIGINAL_VARIANT, instruction=task.instruction, faults=(), repeat=0)
     turns = len(solution.calls) + 1
     settings = LoopSettings(scaffold="native", parser_mode="strict", max_turns=turns, budget_s=120.0)
     run = run_trial(ScriptedBackend(script(solution)), spec, settings, workdir)
@@ -45,7 +46,7 @@ def run_solution(task: Task, which: str, workdir: Path) -> str:
     return build_record(shard, spec, run, seed=0, started_at="control", fingerprint={}).outcome
 
 
-def run_control(suites: tuple[str, ...] = ("capability", "reliability")) -> list[dict[str, Any]]:
+def run_control(suites: tuple[str, ...] = SUITES) -> list[dict[str, Any]]:
     """One row per task and solution: ``{task_id, suite, solution, outcome}``."""
     rows = []
     for suite in suites:

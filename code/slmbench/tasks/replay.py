@@ -11,8 +11,8 @@ from typing import Any
 
 import jsonschema
 
-from slmbench.harness.records import CheckResult
 from slmbench.tasks.checks import TrialView, evaluate
+from slmbench.tasks.results import CheckResult
 from slmbench.tasks.schema import Solution, Task
 
 logger = logging.getLogger(__name__)

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from slmbench.tasks.criteria import Criterion
+from slmbench.vocab import FAULT_KINDS as FAULT_KINDS  # re-exported: the variants expand over it
+from slmbench.vocab import REPHRASINGS, Dimension, Suite
 
 ToolName = Literal[
     "web_search",
@@ -27,8 +29,6 @@ ToolName = Literal[
     "calculator",
 ]
 KNOWN_TOOLS: tuple[str, ...] = get_args(ToolName)
-Suite = Literal["capability", "reliability"]
-Dimension = Literal["consistency", "robustness", "fault_tolerance", "safety"]
 Difficulty = Literal["easy", "medium", "hard"]
 
 CAPABILITY_GROUPS: dict[str, str] = {
@@ -43,7 +43,7 @@ CAPABILITY_GROUPS: dict[str, str] = {
 }
 """Capability group name -> id prefix."""
 
-RELIABILITY_PREFIXES: dict[str, str] = {
+RELIABILITY_PREFIXES: dict[Dimension, str] = {
     "consistency": "REL-CON",
     "robustness": "REL-ROB",
     "fault_tolerance": "REL-FT",
@@ -51,8 +51,8 @@ RELIABILITY_PREFIXES: dict[str, str] = {
 }
 """Reliability dimension (which is also the group) -> id prefix."""
 
-REPHRASING_KEYS: tuple[str, ...] = ("paraphrase", "verbose", "concise", "typos", "reordered")
-FAULT_KINDS: tuple[str, ...] = ("timeout", "rate_limit", "error", "schema_drift")
+REPHRASING_KEYS: tuple[str, ...] = REPHRASINGS
+"""The fields of :class:`Rephrasings`, in variant order."""
 
 _ID_RE = re.compile(r"^(?P<prefix>[A-Z]+(?:-[A-Z]+)*)-(?P<number>[1-9]\d*)$")
 

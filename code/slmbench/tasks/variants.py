@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slmbench.tasks.schema import FAULT_KINDS, REPHRASING_KEYS, Task
+from slmbench.tasks.schema import REPHRASING_KEYS, Task
+from slmbench.vocab import FAULT_KINDS, ORIGINAL_VARIANT
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class TrialSpec:
 
 def variants(task: Task) -> list[tuple[str, str, tuple[FaultSpec, ...]]]:
     """The task's variants as ``(name, instruction, faults)``, ``original`` first."""
-    out: list[tuple[str, str, tuple[FaultSpec, ...]]] = [("original", task.instruction, ())]
+    out: list[tuple[str, str, tuple[FaultSpec, ...]]] = [(ORIGINAL_VARIANT, task.instruction, ())]
     if task.rephrasings is not None:
         out += [(key, getattr(task.rephrasings, key), ()) for key in REPHRASING_KEYS]
     if task.fault is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis.numbers import TopicResult
+from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
 
 TOPICS = (
     "external",
@@ -40,7 +41,12 @@ TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
 """What each topic reads (the ``slmbench analyze`` options); the analysis rule is generated from this."""
 assert set(TOPIC_INPUTS) == set(TOPICS)
 
-DEFAULT_PARAMS: dict[str, Any] = {"alpha": 0.05, "seed": 20260101, "n_boot": 1000, "margin": 0.05}
+DEFAULT_PARAMS: dict[str, Any] = {
+    "alpha": 0.05,
+    "bootstrap_seed": DEFAULT_BOOTSTRAP_SEED,
+    "n_boot": 1000,
+    "margin": 0.05,
+}
 
 Compute = Callable[[pd.DataFrame, pd.DataFrame | None, dict[str, Any]], TopicResult]
 Loader = Callable[[dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
@@ -68,5 +74,11 @@ def get_loader(name: str) -> Loader | None:
 
 
 def with_defaults(params: dict[str, Any]) -> dict[str, Any]:
-    """Topic parameters completed with the defaults."""
+    """Topic parameters completed with the defaults.
+
+    Raises:
+        ValueError: a ``seed`` parameter (resampling takes ``bootstrap_seed``; the trial seed is not the analysis's).
+    """
+    if "seed" in params:
+        raise ValueError("topic parameter 'seed' is ambiguous: the resampling seed is 'bootstrap_seed'")
     return {**DEFAULT_PARAMS, **{k: v for k, v in params.items() if v is not None}}

@@ -16,43 +16,21 @@ from typing import Any
 
 import pandas as pd
 
+from slmbench import vocab
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows, scored
-from slmbench.harness import repairs as rp
-from slmbench.harness.parser import SURFACE_WORDS
 
 logger = logging.getLogger(__name__)
 
-STUDY = "slmbench"
+STUDY = vocab.STUDY_ID
 OTHER = "other"
-SURFACES: tuple[str, ...] = (*SURFACE_WORDS, OTHER)
+SURFACES: tuple[str, ...] = (*vocab.SURFACES, OTHER)
 # Repairs that can mark an accepted call (the sibling-required guard only ever refuses: code schema_invalid).
-REPAIRS: tuple[str, ...] = (
-    rp.NAME_RECOGNITION,
-    rp.KIND_FROM_CONTENT,
-    rp.RENAME_FIELD,
-    rp.RENAME_FLAT_TWO_FIELD,
-    rp.JSON_FIX,
-    rp.CALL_OVER_ANSWER,
-    OTHER,
-)
-REFUSAL_CODES: tuple[str, ...] = (
-    "arguments_not_object",
-    "empty_output",
-    "missing_action_input",
-    "missing_name",
-    "mixed_call_and_answer",
-    "no_action",
-    "schema_invalid",
-    "unknown_tool",
-    "unparseable_json",
-    "wrong_keys",
-    "wrong_wrapper",
-    OTHER,
-)
+REPAIRS: tuple[str, ...] = (*vocab.CALL_REPAIRS, OTHER)
+REFUSAL_CODES: tuple[str, ...] = (*vocab.REFUSAL_CODES, OTHER)
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _REPLAY = "slmbench.harness.replay.replay_shards"
 

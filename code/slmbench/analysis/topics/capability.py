@@ -22,8 +22,9 @@ from slmbench.analysis.topics.common import (
     primary_rows,
     scored,
 )
+from slmbench.vocab import STUDY_ID
 
-STUDY = "slmbench"
+STUDY = STUDY_ID
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:

@@ -93,9 +93,9 @@ def accuracy_block(
         prefix: Key prefix (``ext`` or ``cap``).
         df: Trials of one study, suite and temperature.
         selection: The trials.parquet filter these rows came from.
-        params: Topic parameters (``alpha``, ``seed``, ``n_boot``).
+        params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``).
     """
-    alpha, seed, n_boot = params["alpha"], params["seed"], params["n_boot"]
+    alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
     out: list[Number] = []
     rows: list[dict[str, Any]] = []
     info = model_info(df) if len(df) else pd.DataFrame(columns=["params_b", "is_base"])
@@ -170,7 +170,7 @@ def accuracy_block(
     fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
     boot = cluster_bootstrap(sc, _mean_model_acc, n_resamples=n_boot, seed=seed, alpha=alpha)
     prov = nb.provenance(
-        fb, selection, "mean accuracy of instruction-tuned models, models resampled", seed=seed
+        fb, selection, "mean accuracy of instruction-tuned models, models resampled", bootstrap_seed=seed
     )
     out += [
         nb.rate(f"{prefix}.boot.acc.mean{sfx}", v, prov) for sfx, v in _est(boot.estimate, boot.lo, boot.hi)

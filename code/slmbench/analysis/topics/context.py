@@ -18,8 +18,9 @@ from slmbench.analysis.paired import PKG, comparison, paired
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
+from slmbench.vocab import STUDY_ID
 
-STUDY = "slmbench"
+STUDY = STUDY_ID
 OVERFLOW = "context_overflow"
 
 

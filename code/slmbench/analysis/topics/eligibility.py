@@ -40,7 +40,7 @@ from slmbench.analysis.stats_threshold import (
 )
 from slmbench.analysis.topics import with_defaults
 from slmbench.eligibility.datasets import POSITIVE
-from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS, SHIPPED
+from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS, SHIPPED, SPLITS
 
 PKG = "slmbench.analysis"
 STUDY = "eligibility"
@@ -296,7 +296,7 @@ def _diagnosis(
     tuned = wilson_interval(kt, n, alpha)
     tuned_ok = is_eligible(kt, n, base_acc, 0.0, alpha) if n else False
     diagnosis = "eligible" if eligible else ("calibration" if tuned_ok else "capability")
-    tsel = {**sel, "split": ["calibration", "test"]}
+    tsel = {**sel, "split": list(SPLITS)}
     prov = nb.provenance(
         f"{PKG}.stats_threshold.tune_margin", tsel,
         "margin cut-off with the most correct calibration items (few-shot examples excluded), applied to test", alpha=alpha,
@@ -335,7 +335,7 @@ def _cascade(
     casc, called = wilson_interval(kc, n, alpha), wilson_interval(sum(calls), n, alpha)
     ok = is_eligible(kc, n, base_acc, 0.0, alpha) if n else False
     model_acc = row["acc"]
-    tsel = {**sel, "split": ["calibration", "test"]}
+    tsel = {**sel, "split": list(SPLITS)}
     prov = nb.provenance(
         f"{PKG}.stats_threshold.tune_cascade", tsel,
         "BM25 unless its top-1 minus top-2 score is below the calibration-chosen threshold, then the model", alpha=alpha,

@@ -27,7 +27,7 @@ from slmbench.analysis.topics.common import (
     scored,
     temperature_block,
 )
-from slmbench.vocab import DIMENSIONS
+from slmbench.vocab import DIMENSIONS, VARIANT_DIMENSIONS
 
 STUDY = "karmacharya2026"
 DIMS = DIMENSIONS
@@ -95,7 +95,7 @@ def _breakdowns(
         ("models", model_table("ext", df, sel)),
         ("groups", group_block("ext", cap, cap_sel, alpha)),
         ("wall_s", wall),
-        ("variants", variant_block("ext.rel", rel, rel_sel, ("robustness", "fault_tolerance"), alpha)),
+        ("variants", variant_block("ext.rel", rel, rel_sel, VARIANT_DIMENSIONS, alpha)),
         ("safety", safety_block("ext.rel", rel, rel_sel)),
         ("tokens", tokens),
     ]
@@ -194,15 +194,24 @@ def _composite(
         return float(part["acc"].mean() - part["composite_reliability"].mean())
 
     fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
-    b = cluster_bootstrap(frame, mean_comp, n_resamples=p["n_boot"], seed=p["seed"], alpha=p["alpha"])
-    prov = nb.provenance(fb, rsel, "mean published composite over models, models resampled", seed=p["seed"])
+    b = cluster_bootstrap(
+        frame, mean_comp, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=p["alpha"]
+    )
+    prov = nb.provenance(
+        fb, rsel, "mean published composite over models, models resampled", bootstrap_seed=p["bootstrap_seed"]
+    )
     out += [
         nb.rate(f"ext.rel.composite.mean{k}", v, prov)
         for k, v in (("", b.estimate), (".lo", b.lo), (".hi", b.hi))
     ]
-    b = cluster_bootstrap(frame, gap, finding=lambda v: v > 0, n_resamples=p["n_boot"], seed=p["seed"])
+    b = cluster_bootstrap(
+        frame, gap, finding=lambda v: v > 0, n_resamples=p["n_boot"], seed=p["bootstrap_seed"]
+    )
     prov = nb.provenance(
-        fb, sel, "share of model resamples with mean composite below mean accuracy", seed=p["seed"]
+        fb,
+        sel,
+        "share of model resamples with mean composite below mean accuracy",
+        bootstrap_seed=p["bootstrap_seed"],
     )
     out.append(nb.rate("ext.rel.composite.boot.kept", b.kept, prov))
     return out

@@ -12,9 +12,9 @@ from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows
-from slmbench.vocab import FAILURE_CLASSES
+from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
-STUDY = "slmbench"
+STUDY = STUDY_ID
 WILSON = f"{PKG}.stats_rates.wilson_interval"
 CLASSES = (*FAILURE_CLASSES, "unclassified")
 ORDERS = (("failure_class", "share"), ("failure_class_clock_first", "share-alt"))

@@ -18,9 +18,9 @@ from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
 from slmbench.analysis.topics.common import PKG, model_info, primary_rows, scored
-from slmbench.vocab import DIMENSIONS
+from slmbench.vocab import DIMENSIONS, STUDY_ID, VARIANT_DIMENSIONS
 
-STUDY = "slmbench"
+STUDY = STUDY_ID
 DIMS = DIMENSIONS
 WILSON = f"{PKG}.stats_rates.wilson_interval"
 TOKENS = ("prompt_tokens", "completion_tokens")
@@ -29,7 +29,7 @@ TOKENS = ("prompt_tokens", "completion_tokens")
 def dimension_rows(m: pd.DataFrame, dim: str) -> pd.DataFrame:
     """The rows scored for a dimension: robustness and fault tolerance count only perturbed/faulted runs."""
     d = m[m["dimension"] == dim]
-    return d[d["variant"] != "original"] if dim in ("robustness", "fault_tolerance") else d
+    return d[d["variant"] != "original"] if dim in VARIANT_DIMENSIONS else d
 
 
 def composite(m: pd.DataFrame) -> float:
@@ -128,7 +128,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         vals = [v for v in vals if math.isfinite(v)]
         return float(np.mean(vals)) if vals else math.nan
 
-    b = cluster_bootstrap(sc, mean_composite, n_resamples=p["n_boot"], seed=p["seed"], alpha=alpha)
+    b = cluster_bootstrap(sc, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha)
     prov = nb.provenance(f"{PKG}.stats_bootstrap.cluster_bootstrap", sel, "mean composite, models resampled")
     res.numbers += [
         nb.rate(f"rel.composite.mean{x}", v, prov)
@@ -136,7 +136,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     ]
     res.tables["models"] = rows
     for table, (nums, trows) in (
-        ("variants", variant_block("rel", df, sel, ("robustness", "fault_tolerance"), alpha)),
+        ("variants", variant_block("rel", df, sel, VARIANT_DIMENSIONS, alpha)),
         ("safety", safety_block("rel", df, sel)),
         ("tokens", per_model_summary("rel.tokens.mean", df, TOKENS, "mean", sel, "tokens per trial", 0)),
     ):
@@ -252,7 +252,7 @@ def _robustness(rob: pd.DataFrame, s: str, sel: dict[str, Any], alpha: float) ->
 def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str, Any]) -> list[Number]:
     """Composite with a percentile interval from resampling rows within each dimension."""
     est = composite(m)
-    rng = np.random.default_rng(p["seed"])
+    rng = np.random.default_rng(p["bootstrap_seed"])
     parts = [dimension_rows(m, d)["passed"].astype(float).to_numpy() for d in DIMS]
     lo = hi = math.nan
     if math.isfinite(est):
@@ -262,7 +262,7 @@ def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str
         f"{PKG}.topics.reliability.composite",
         sel,
         "mean of four dimension rates; bootstrap within dimensions",
-        seed=p["seed"],
+        bootstrap_seed=p["bootstrap_seed"],
         n_boot=p["n_boot"],
     )
     return [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]

@@ -15,9 +15,9 @@ from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import comparison, paired
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
+from slmbench.vocab import SCAFFOLDS, STUDY_ID
 
-STUDY = "slmbench"
-SCAFFOLDS: tuple[str, ...] = ("native", "react")
+STUDY = STUDY_ID
 
 
 def scaffolds_of(primary: pd.DataFrame) -> tuple[str, str]:

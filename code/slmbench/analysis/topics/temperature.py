@@ -11,8 +11,9 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import primary_rows, temperature_block
+from slmbench.vocab import STUDY_ID
 
-STUDY = "slmbench"
+STUDY = STUDY_ID
 
 
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
