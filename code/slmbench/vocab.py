@@ -96,6 +96,8 @@ ELIGIBILITY_TASKS: tuple[EligibilityTask, ...] = get_args(EligibilityTask)
 
 BINARY_TASKS: tuple[EligibilityTask, ...] = ("command_approval", "memory_write")
 """Eligibility tasks with two labels; the others choose among per-item candidates."""
+RANKING_TASKS: tuple[EligibilityTask, ...] = tuple(t for t in ELIGIBILITY_TASKS if t not in BINARY_TASKS)
+"""Eligibility tasks that choose among per-item candidates (the cascade's tasks)."""
 
 Split = Literal["calibration", "test"]
 SPLITS: tuple[Split, ...] = get_args(Split)

@@ -16,7 +16,7 @@ import pytest
 from slmbench import vocab
 
 PACKAGE = Path(vocab.__file__).resolve().parent
-NOT_SCANNED = ("figures/",)
+NOT_SCANNED: tuple[str, ...] = ()
 """Being rewritten on another branch; its repeats are listed there and join the scan when it lands."""
 DECLARED_SUBSETS = {
     (

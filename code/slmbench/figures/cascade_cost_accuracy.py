@@ -15,6 +15,7 @@ from slmbench.figures.eligibility_plot import TASK_LABELS, TOPIC, legend_below, 
 from slmbench.figures.plots import errors, percent_axis
 from slmbench.figures.source import Source
 from slmbench.figures.style import no_data, panels
+from slmbench.vocab import RANKING_TASKS
 
 _MARKERS = {"terse": "o", "rubric": "s", "fewshot": "^"}
 
@@ -32,7 +33,7 @@ def _point(ax: Axes, src: Source, x: float | str, key: str, **style: object) -> 
 def draw(src: Source) -> Figure:
     """BM25 alone, each configuration alone and through the cascade, per task."""
     df = src.table(TOPIC, "cascade")
-    tasks = tasks_in(df, ("tool_selection", "reranking"))
+    tasks = tasks_in(df, RANKING_TASKS)
     fig, axes = panels(max(len(tasks), 1), ncols=2)
     if not tasks:
         no_data(axes[0], "no tool-selection or reranking runs")
