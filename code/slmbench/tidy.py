@@ -75,6 +75,7 @@ RECORD_COLUMNS = [
     "transcript_sha256",
 ]
 _DIMENSIONS = {"consistency", "robustness", "fault_tolerance", "safety"}
+EVENT_COLUMNS = ["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"]
 
 
 def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: int) -> dict[str, Any]:
@@ -199,8 +200,11 @@ def tidy_tables(
     shards: list[Path], config: StudyConfig, external: Path | None, root: Path
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Build the trial and event tables and the manifest of raw inputs."""
-    trials: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = []
+    # Rows are kept as tuples in column order until the frames are built: a dict per row costs several times
+    # the memory, and a study has about ten events per trial.
+    columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
+    trials: list[tuple[Any, ...]] = []
+    events: list[tuple[Any, ...]] = []
     manifest_files = []
     seen: dict[str, str] = {}
     for path in shards:
@@ -212,11 +216,12 @@ def tidy_tables(
                     f"{source}:{line}: trial {record.trial_id} also in {seen[record.trial_id]}"
                 )
             seen[record.trial_id] = f"{source}:{line}"
-            trials.append(trial_row(record, config, source, line))
-            events.extend(event_rows(record))
+            row = trial_row(record, config, source, line)
+            trials.append(tuple(row[c] for c in columns))
+            events.extend(tuple(e[c] for c in EVENT_COLUMNS) for e in event_rows(record))
             count += 1
         manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
-    frame = pd.DataFrame(trials, columns=[*TRIAL_COLUMNS, *RECORD_COLUMNS])
+    frame = pd.DataFrame(trials, columns=columns)
     frame["primary"] = _primary(frame, config)
     if external is not None:
         ext = pd.read_parquet(external)
@@ -231,10 +236,7 @@ def tidy_tables(
         ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"],
         kind="stable",
     ).reset_index(drop=True)
-    event_frame = pd.DataFrame(
-        events,
-        columns=["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"],
-    )
+    event_frame = pd.DataFrame(events, columns=EVENT_COLUMNS)
     manifest = {
         "raw_files": manifest_files,
         "source_sha256": source_sha256(),
