@@ -442,11 +442,10 @@ class Row:
 
 
 def run_size(
-    n: int, root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]], topics: list[str]
+    n: int, root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]], inputs: Path, topics: list[str]
 ) -> Row:
     """Synthesize N records under ``root``, then tidy, replay and analyse them as the rules do."""
-    root.mkdir(parents=True)
-    setup_inputs(root, base, topics)
+    shutil.copytree(inputs, root)
     study = synthesize(root, n, base)
     raw_mb = sum(p.stat().st_size for p in study["shards"]) / 1e6
     logs = root / "logs"
@@ -473,9 +472,12 @@ def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
     return math.log(b[1] / a[1]) / math.log(b[0] / a[0])
 
 
-def report(rows: list[Row], topics: list[str]) -> None:
-    """The table, the slopes, each topic's seconds, and the target."""
-    print(f"\ntarget: N={TARGET_N:,} tidy + replay + topics under {TARGET_S:.0f} s and {TARGET_MB / 1024:.0f} GB "
+def report(rows: list[Row], topics: list[str], startup: Cost) -> None:
+    """The table, the slopes (also with each process's start-up taken off), each topic's seconds, the target."""
+    print(
+        f"\nprocess start-up (python -m slmbench --help, best of 3): {startup.seconds:.1f} s, {startup.peak_mb:.0f} MB"
+    )
+    print(f"target: N={TARGET_N:,} tidy + replay + topics under {TARGET_S:.0f} s and {TARGET_MB / 1024:.0f} GB "
           "peak memory; near-linear growth (slope about 1.0)")  # fmt: skip
     head = f"{'N':>9} {'models':>6} {'raw MB':>8} | {'tidy s':>7} {'tidy MB':>8} | {'replay s':>8} {'replay MB':>9} "
     print(head + f"| {'topics s':>8} {'topics MB':>9} | {'total s':>7}")
@@ -493,6 +495,12 @@ def report(rows: list[Row], topics: list[str]) -> None:
         }
         text = ", ".join(f"{k} {slope((a.n, x), (b.n, y)):.2f}" for k, (x, y) in parts.items())
         print(f"slope {a.n:,} -> {b.n:,}: {text}")
+        starts = {"tidy": 1, "replay": 1, "topics": len(topics)}
+        text = ", ".join(
+            f"{k} {slope((a.n, x - starts[k] * startup.seconds), (b.n, y - starts[k] * startup.seconds)):.2f}"
+            for k, (x, y) in parts.items()
+        )
+        print(f"  less start-up: {text}")
     print("\nseconds per topic (peak MB):")
     print(f"{'topic':>12} " + " ".join(f"{r.n:>16,}" for r in rows))
     for t in topics:
@@ -524,18 +532,23 @@ def main() -> None:
         base = templates(scratch / "templates")
         n_templates = sum(len(v) for v in base.values())
         print(f"{n_templates} template records from the real loop in {time.perf_counter() - start:.1f} s")
+        inputs = scratch / "inputs"
+        setup_inputs(inputs, base, topics)
         rows = []
         for n in sizes:
             root = (args.keep / f"n{n}") if args.keep else scratch / f"n{n}"
             if root.exists():
                 shutil.rmtree(root)
-            rows.append(run_size(n, root, base, topics))
+            rows.append(run_size(n, root, base, inputs, topics))
             r = rows[-1]
             print(f"N={n:,}: {r.models} models, {r.raw_mb:.0f} MB raw; tidy {r.tidy.seconds:.1f} s, "
                   f"topics {sum(c.seconds for c in r.topics.values()):.1f} s", flush=True)  # fmt: skip
             if not args.keep:
                 shutil.rmtree(root)
-        report(rows, topics)
+        startup = min(
+            (measure(["--help"], scratch, scratch / "startup.log") for _ in range(3)), key=lambda c: c.seconds
+        )
+        report(rows, topics, startup)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
