@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,7 @@ def tidy_tables(
     # Rows are kept as tuples in column order until the frames are built: a dict per row costs several times
     # the memory, and a study has about ten events per trial.
     columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
+    trial_values, event_values = itemgetter(*columns), itemgetter(*EVENT_COLUMNS)
     trials: list[tuple[Any, ...]] = []
     events: list[tuple[Any, ...]] = []
     manifest_files = []
@@ -217,8 +219,8 @@ def tidy_tables(
                 )
             seen[record.trial_id] = f"{source}:{line}"
             row = trial_row(record, config, source, line)
-            trials.append(tuple(row[c] for c in columns))
-            events.extend(tuple(e[c] for c in EVENT_COLUMNS) for e in event_rows(record))
+            trials.append(trial_values(row))
+            events.extend(map(event_values, event_rows(record)))
             count += 1
         manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
     frame = pd.DataFrame(trials, columns=columns)
