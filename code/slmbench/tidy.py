@@ -223,7 +223,10 @@ def tidy_tables(
             events.extend(map(event_values, event_rows(record)))
             count += 1
         manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
+    event_frame = pd.DataFrame(events, columns=EVENT_COLUMNS)
+    del events  # each list is let go once its frame holds the rows
     frame = pd.DataFrame(trials, columns=columns)
+    del trials
     frame["primary"] = _primary(frame, config)
     if external is not None:
         ext = pd.read_parquet(external)
@@ -238,7 +241,6 @@ def tidy_tables(
         ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"],
         kind="stable",
     ).reset_index(drop=True)
-    event_frame = pd.DataFrame(events, columns=EVENT_COLUMNS)
     manifest = {
         "raw_files": manifest_files,
         "source_sha256": source_sha256(),
