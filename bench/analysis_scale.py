@@ -16,7 +16,9 @@ Each step runs as the Snakemake rules run it (``slmbench tidy``, ``slmbench repl
 is measured by its wall time and the peak resident memory of that process (``wait4``'s ``ru_maxrss``).
 Prints, per N: tidy seconds and peak MB, replay seconds and peak MB, all topics' seconds (the sum) and peak MB
 (the largest), then the slope of log time against log N between sizes (1.0 = linear) and each topic's seconds.
-The raw data is written under a temporary directory and removed afterwards unless ``--keep`` names one.
+The raw data is written under a temporary directory and removed afterwards unless ``--keep`` names one. A size
+whose memory or disk, extrapolated per record from the largest size measured before it, would not fit this
+machine is skipped with the estimate (``--force`` runs it anyway).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import psutil
 import yaml
 
 from slmbench import SCHEMA_VERSION
@@ -514,18 +517,40 @@ def report(rows: list[Row], topics: list[str], startup: Cost) -> None:
         print(f"\nN={r.n:,}: {total:.0f} s, peak {peak:.0f} MB: {verdict} the target")
 
 
+def too_big(n: int, done: list[Row], startup: Cost, where: Path) -> str | None:
+    """Why size N would not fit this machine's free memory or disk, extrapolated linearly per record from the
+    largest size measured so far; None if it fits (or nothing was measured yet)."""
+    if not done:
+        return None
+    last = done[-1]
+    peak = max([last.tidy.peak_mb, last.replay.peak_mb, *(c.peak_mb for c in last.topics.values())])
+    need_mb = startup.peak_mb + max(0.0, peak - startup.peak_mb) / last.n * n
+    free_mb = psutil.virtual_memory().available / 2**20
+    if need_mb > 0.9 * free_mb:
+        return (f"the largest step would need about {need_mb / 1024:.1f} GB (extrapolated from N={last.n:,}); "
+                f"{free_mb / 1024:.1f} GB are available")  # fmt: skip
+    disk_mb = 1.5 * last.raw_mb / last.n * n  # the raw shards and the tables derived from them
+    free_disk = shutil.disk_usage(where).free / 1e6
+    if disk_mb > 0.9 * free_disk:
+        return f"it would write about {disk_mb / 1e3:.1f} GB; {free_disk / 1e3:.1f} GB are free under {where}"
+    return None
+
+
 def main() -> None:
     """Synthesize each size, measure tidy, replay and every topic, print the table."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES), help="comma-separated N")
     parser.add_argument("--keep", type=Path, default=None, help="write (and keep) the data under DIR/n<N>")
     parser.add_argument("--topics", default=",".join(TOPICS), help="comma-separated topics (default: all)")
+    parser.add_argument("--force", action="store_true", help="run sizes that look too big for this machine")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     topics = [t for t in args.topics.split(",") if t]
     unknown = set(topics) - set(TOPICS)
     if unknown:
         parser.error(f"unknown topics {sorted(unknown)}; known: {', '.join(TOPICS)}")
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="analysis_scale_"))
     try:
         start = time.perf_counter()
@@ -534,9 +559,16 @@ def main() -> None:
         print(f"{n_templates} template records from the real loop in {time.perf_counter() - start:.1f} s")
         inputs = scratch / "inputs"
         setup_inputs(inputs, base, topics)
-        rows = []
+        startup = min(
+            (measure(["--help"], scratch, scratch / "startup.log") for _ in range(3)), key=lambda c: c.seconds
+        )
+        rows: list[Row] = []
         for n in sizes:
             root = (args.keep / f"n{n}") if args.keep else scratch / f"n{n}"
+            reason = too_big(n, rows, startup, args.keep or scratch)
+            if reason and not args.force:
+                print(f"N={n:,}: skipped: {reason} (--force runs it anyway)", flush=True)
+                continue
             if root.exists():
                 shutil.rmtree(root)
             rows.append(run_size(n, root, base, inputs, topics))
@@ -545,9 +577,6 @@ def main() -> None:
                   f"topics {sum(c.seconds for c in r.topics.values()):.1f} s", flush=True)  # fmt: skip
             if not args.keep:
                 shutil.rmtree(root)
-        startup = min(
-            (measure(["--help"], scratch, scratch / "startup.log") for _ in range(3)), key=lambda c: c.seconds
-        )
         report(rows, topics, startup)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
