@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,7 @@ RECORD_COLUMNS = [
     "transcript_sha256",
 ]
 _DIMENSIONS = set(DIMENSIONS)
+EVENT_COLUMNS = ["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"]
 
 
 def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: int) -> dict[str, Any]:
@@ -200,8 +202,12 @@ def tidy_tables(
     shards: list[Path], config: StudyConfig, external: Path | None, root: Path
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Build the trial and event tables and the manifest of raw inputs."""
-    trials: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = []
+    # Rows are kept as tuples in column order until the frames are built: a dict per row costs several times
+    # the memory, and a study has about ten events per trial.
+    columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
+    trial_values, event_values = itemgetter(*columns), itemgetter(*EVENT_COLUMNS)
+    trials: list[tuple[Any, ...]] = []
+    events: list[tuple[Any, ...]] = []
     manifest_files = []
     seen: dict[str, str] = {}
     for path in shards:
@@ -213,11 +219,15 @@ def tidy_tables(
                     f"{source}:{line}: trial {record.trial_id} also in {seen[record.trial_id]}"
                 )
             seen[record.trial_id] = f"{source}:{line}"
-            trials.append(trial_row(record, config, source, line))
-            events.extend(event_rows(record))
+            row = trial_row(record, config, source, line)
+            trials.append(trial_values(row))
+            events.extend(map(event_values, event_rows(record)))
             count += 1
         manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
-    frame = pd.DataFrame(trials, columns=[*TRIAL_COLUMNS, *RECORD_COLUMNS])
+    event_frame = pd.DataFrame(events, columns=EVENT_COLUMNS)
+    del events  # each list is let go once its frame holds the rows
+    frame = pd.DataFrame(trials, columns=columns)
+    del trials
     frame["primary"] = _primary(frame, config)
     if external is not None:
         ext = pd.read_parquet(external)
@@ -232,10 +242,6 @@ def tidy_tables(
         ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"],
         kind="stable",
     ).reset_index(drop=True)
-    event_frame = pd.DataFrame(
-        events,
-        columns=["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"],
-    )
     manifest = {
         "raw_files": manifest_files,
         "source_sha256": source_sha256(),

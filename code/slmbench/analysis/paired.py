@@ -60,6 +60,12 @@ def diff(pairs: pd.DataFrame) -> float:
     return float(pairs["o_pass"].mean() - pairs["p_pass"].mean())
 
 
+def _pooled_diff(per_model: pd.DataFrame) -> float:
+    """``diff`` from per-model counts (columns ``n``, ``p``, ``o``: pairs, primary passes, other passes)."""
+    n = per_model["n"].sum()
+    return float(per_model["o"].sum() / n - per_model["p"].sum() / n) if n else math.nan
+
+
 def block(
     prefix: str, pairs: pd.DataFrame, sel: dict[str, Any], what: str, alpha: float
 ) -> tuple[list[Number], dict[str, Any]]:
@@ -138,9 +144,14 @@ def comparison(
     nums, _ = block(prefix, pairs, sel, names[1], alpha)
     res.numbers += nums
     estimate = diff(pairs)
+    # Resampling whole models: each model's pair count and passes once, and a resample sums one row per drawn
+    # model (the same difference as over the stacked pairs: both means are counts over the pairs).
+    per_model = pairs.groupby("model", sort=True).agg(
+        n=("p_pass", "size"), p=("p_pass", "sum"), o=("o_pass", "sum")
+    )
     boot = cluster_bootstrap(
-        pairs,
-        diff,
+        per_model.reset_index(),
+        _pooled_diff,
         finding=lambda v: v != 0 and math.copysign(1, v) == math.copysign(1, estimate),
         n_resamples=n_boot,
         seed=seed,

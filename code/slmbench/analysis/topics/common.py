@@ -79,9 +79,9 @@ def _acc(df: pd.DataFrame) -> float:
     return float(s["passed"].astype(bool).mean()) if len(s) else math.nan
 
 
-def _mean_model_acc(df: pd.DataFrame) -> float:
-    s = scored(df)
-    return float(s.groupby("model")["passed"].mean().mean()) if len(s) else math.nan
+def _mean_model_acc(per_model: pd.DataFrame) -> float:
+    """Mean of the models' accuracies, from one row per model (column ``acc``)."""
+    return float(per_model.groupby("model")["acc"].first().mean()) if len(per_model) else math.nan
 
 
 def accuracy_block(
@@ -167,8 +167,11 @@ def accuracy_block(
         nb.text(f"{prefix}.phrase.size", phrases.size_phrase(len(acc)), cprov),
     ]
     sc = scored(df[~df["model"].isin(base)])
+    # Resampling whole models: each model's accuracy is computed once and a resample stacks one row per drawn
+    # model (the same values, in the same order, as recomputing them from its trials in every resample).
+    per_model = sc.groupby("model")["passed"].mean().rename("acc").reset_index()
     fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
-    boot = cluster_bootstrap(sc, _mean_model_acc, n_resamples=n_boot, seed=seed, alpha=alpha)
+    boot = cluster_bootstrap(per_model, _mean_model_acc, n_resamples=n_boot, seed=seed, alpha=alpha)
     prov = nb.provenance(
         fb, selection, "mean accuracy of instruction-tuned models, models resampled", bootstrap_seed=seed
     )

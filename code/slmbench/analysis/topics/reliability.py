@@ -123,12 +123,17 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         )
         res.numbers += nb.rate_numbers(f"rel.fault.{nb.slug(str(variant))}", r, prov)
 
+    # Resampling whole models: each model's composite is computed once and a resample stacks one row per drawn
+    # model (the same values, in the same order, as recomputing them from its trials in every resample).
+    per_model = pd.DataFrame(
+        [(model, composite(g)) for model, g in sc.groupby("model")], columns=["model", "composite"]
+    )
+
     def mean_composite(part: pd.DataFrame) -> float:
-        vals = [composite(g) for _, g in part.groupby("model")]
-        vals = [v for v in vals if math.isfinite(v)]
+        vals = [v for v in part.groupby("model")["composite"].first() if math.isfinite(v)]
         return float(np.mean(vals)) if vals else math.nan
 
-    b = cluster_bootstrap(sc, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha)
+    b = cluster_bootstrap(per_model, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha)
     prov = nb.provenance(f"{PKG}.stats_bootstrap.cluster_bootstrap", sel, "mean composite, models resampled")
     res.numbers += [
         nb.rate(f"rel.composite.mean{x}", v, prov)
