@@ -28,10 +28,10 @@ TOPICS = (
 )
 TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
     "external": ("trials", "summary"),
-    "capability": ("trials", "events", "control"),
-    "reliability": ("trials", "events"),
-    "failures": ("trials", "events"),
-    "temperature": ("trials", "events"),
+    "capability": ("trials", "control"),
+    "reliability": ("trials",),
+    "failures": ("trials",),
+    "temperature": ("trials",),
     "boundary": ("trials", "events", "replay"),
     "scaffold": ("trials",),
     "context": ("trials",),
