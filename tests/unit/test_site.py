@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from tests.fixtures.pdf_links import pdf_uris
 from tests.fixtures.site_study import HOSTILE, SiteStudy, build_study
 
-from slmbench.analysis.cli import select_trials
+from slmbench.analysis.selection import select_trials
 from slmbench.cli import main
 from slmbench.harness.ledger import iter_records
 from slmbench.site import SiteInputError, build_site, ranges, script_json, shard_ids, tex_text

@@ -15,6 +15,7 @@ import pandas as pd
 
 from slmbench.analysis.io import dump_json, run_topic, write_atomic
 from slmbench.analysis.numbers import parse_tex, render_tex
+from slmbench.analysis.selection import select_trials
 from slmbench.analysis.topics import TOPICS
 
 logger = logging.getLogger(__name__)
@@ -154,16 +155,6 @@ def numbers(fmt: str, provenance: Path) -> None:
         click.echo(
             f"{n['key']:<50} {n['text']:<12} {p['function']}  {json.dumps(p['selection'], sort_keys=True)}"
         )
-
-
-def select_trials(trials: pd.DataFrame, selection: dict[str, Any]) -> pd.DataFrame:
-    """Rows of ``trials`` matching a provenance selection (a list value means any of its items)."""
-    mask = pd.Series(True, index=trials.index)
-    for column, value in selection.items():
-        if column not in trials.columns:
-            continue
-        mask &= trials[column].isin(value) if isinstance(value, list) else trials[column] == value
-    return trials[mask]
 
 
 @click.command("audit")
