@@ -15,7 +15,7 @@ import pandas as pd
 
 from slmbench.analysis.io import dump_json, run_topic, write_atomic
 from slmbench.analysis.numbers import parse_tex, render_tex
-from slmbench.analysis.selection import select_trials
+from slmbench.analysis.selection import ignored, select_trials
 from slmbench.analysis.topics import TOPICS
 
 logger = logging.getLogger(__name__)
@@ -171,8 +171,16 @@ def audit(key: str, provenance: Path, trials: Path) -> None:
     click.echo(f"{n['key']} = {n['text']} (value {n['value']!r}, topic {n.get('topic')})")
     click.echo(dump_json(n["provenance"]), nl=False)
     if trials.exists():
-        rows = select_trials(pd.read_parquet(trials), n["provenance"]["selection"])
-        click.echo(f"{len(rows)} trials:")
+        table = pd.read_parquet(trials)
+        selection = n["provenance"]["selection"]
+        rows = select_trials(table, selection)
+        unit = n["provenance"].get("unit", "trials")
+        if unit == "trials":
+            click.echo(f"n counts trials; the selection picks {len(rows)} trials:")
+        else:
+            click.echo(f"n counts {unit}, from these {len(rows)} trials:")
+        for column in ignored(table, selection):
+            click.echo(f"(selection column {column!r} is not a column of the trials table: ignored)")
         cols = ["trial_id", "model", "task_id", "variant", "temperature", "outcome"]
         click.echo(rows[cols].to_string(index=False) if len(rows) else "(none)")
 
