@@ -15,7 +15,7 @@ import pandas as pd
 
 from slmbench.analysis.io import dump_json, run_topic, write_atomic
 from slmbench.analysis.numbers import parse_tex, render_tex
-from slmbench.analysis.selection import ignored, select_trials
+from slmbench.analysis.selection import count_mismatches, ignored, select_trials
 from slmbench.analysis.topics import TOPICS
 
 logger = logging.getLogger(__name__)
@@ -210,13 +210,16 @@ def verify(
     topic_names: tuple[str, ...],
     figure_values: tuple[Path, ...],
 ) -> None:
-    """Recompute the topics and fail if any number differs from the committed numbers.tex, or any value a figure
-    plotted (``--figure-values``) differs from the recomputed number of its key."""
+    """Recompute the topics and fail if any number differs from the committed numbers.tex, if the selection of a
+    recomputed number that counts trials does not pick exactly its ``.n`` trials of TRIALS (what ``slmbench audit``
+    would list), or if any value a figure plotted (``--figure-values``) differs from the recomputed number of its
+    key."""
     committed = parse_tex((generated / "numbers.tex").read_text())
     recorded = _load_prov(generated / "provenance.json").get("topics", {})
     names = topic_names or tuple(t for t in TOPICS if t in recorded) or TOPICS
     fresh: dict[str, str] = {}
     fresh_values: dict[str, Any] = {}
+    recomputed_all: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             params = dict(recorded.get(name, {}).get("params", {}))
@@ -234,6 +237,8 @@ def verify(
             recomputed = json.loads((Path(tmp) / f"{name}.json").read_text())["numbers"]
             fresh.update({n["key"]: n["text"] for n in recomputed})
             fresh_values.update({n["key"]: n["value"] for n in recomputed})
+            if name not in OWN_INPUTS:
+                recomputed_all += recomputed
     prefixes = {k.split(".")[0] for k in fresh}
     relevant = {k: v for k, v in committed.items() if k.split(".")[0] in prefixes}
     diffs = [
@@ -243,6 +248,7 @@ def verify(
     ]
     diffs += [f"missing from numbers.tex: {k}" for k in sorted(set(fresh) - set(relevant))]
     diffs += [f"no longer computed: {k}" for k in sorted(set(relevant) - set(fresh))]
+    diffs += count_mismatches(recomputed_all, pd.read_parquet(trials))
     n_plotted = 0
     for path in figure_values:
         plotted: dict[str, Any] = json.loads(path.read_text())
