@@ -62,6 +62,10 @@ class Sides:
         rows = pairs[~pairs["p_pass" if role == "primary" else "o_pass"]] if failed else pairs
         return selection_for(self.trials, rows[f"trial_id{suffix}"], getattr(self, role))
 
+    def within(self, extra: Selection) -> Sides:
+        """The same sides narrowed by ``extra`` on both (e.g. the models pooled)."""
+        return Sides(self.trials, {**self.primary, **extra}, {**self.other, **extra})
+
     def both(self, pairs: pd.DataFrame) -> Selection:
         """The selection of exactly the trials of both sides of ``pairs``."""
         base = {

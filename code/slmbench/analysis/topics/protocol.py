@@ -105,12 +105,13 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
         pairs = paired(base, other)
         sides = sides_of(trials, base, other)
+        pooled = sides.within({"model": sorted(pairs["model"].unique())})  # a list, even of one model
         prefix = f"proto.cmp.{key}"
-        nums, row = block(prefix, pairs, sides, name, alpha)
+        nums, row = block(prefix, pairs, pooled, name, alpha)
         res.numbers += nums
         prov = nb.provenance(
             f"{PKG}.paired.paired",
-            sides.both(pairs),
+            pooled.both(pairs),
             f"paired trials whose failure class changed, {name}",
             unit="pairs",
             comparison=name,
