@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -119,3 +120,69 @@ def test_verify_checks_the_values_a_figure_plotted(built: Path, tmp_path: Path) 
     assert res.exit_code == 1
     assert "fig_accuracy_vs_params.values.json: changed ext.acc.qwen2-5-7b: plotted 0.7" in res.output
     assert "fig_accuracy_vs_params.values.json: plotted ext.acc.nope is not a number" in res.output
+
+
+def _reliability_trials() -> pd.DataFrame:
+    """One model's reliability trials: each robustness task run as the original prompt and one perturbation."""
+    rows = []
+    common = {"study": "slmbench", "suite": "reliability", "model": "m:1b", "params_b": 1.0, "is_base": False,
+              "temperature": 0.0, "group": "G", "refused": None, "answer": "a", "failure_class": None,
+              "failure_class_clock_first": None, "scaffold": "native", "parser_mode": "repaired", "primary": True}  # fmt: skip
+    for dim, variants in (
+        ("consistency", ["original"] * 3),
+        ("robustness", ["original", "typos"]),
+        ("fault_tolerance", ["original", "fault_timeout"]),
+        ("safety", ["original"]),
+    ):
+        for task in range(3):
+            for repeat, variant in enumerate(variants):
+                passed = (task + repeat) % 2 == 0
+                rows.append({**common, "dimension": dim, "task_id": f"{dim}{task}", "variant": variant,
+                             "repeat": repeat if dim == "consistency" else 0, "passed": passed,
+                             "outcome": "success" if passed else "failure"})  # fmt: skip
+    df = pd.DataFrame(rows)
+    df["trial_id"] = [f"t{i}" for i in range(len(df))]
+    df["transcript_sha256"] = df["task_id"] + df["passed"].astype(str)
+    return df
+
+
+def test_verify_fails_when_an_audit_selects_other_trials_than_n_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trials = tmp_path / "trials.parquet"
+    _reliability_trials().to_parquet(trials)
+    r = CliRunner()
+    args = ["--trials", str(trials), "--n-boot", "20"]
+    assert (
+        r.invoke(analyze, ["reliability", *args, "--out", str(tmp_path / "reliability.json")]).exit_code == 0
+    )
+    (tmp_path / "manifest.json").write_text("{}")
+    gen = tmp_path / "generated"
+    res = r.invoke(
+        macros,
+        ["--manifest", str(tmp_path / "manifest.json"), "--out-tex", str(gen / "numbers.tex"),
+         "--out-provenance", str(gen / "provenance.json"), str(tmp_path / "reliability.json")],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    verify_args = ["--trials", str(trials), "--generated", str(gen), "--summary", str(tmp_path / "none")]
+    res = r.invoke(verify, verify_args)
+    assert res.exit_code == 0, res.output
+    audit_out = r.invoke(
+        audit, ["rel.robustness.m-1b", "--provenance", str(gen / "provenance.json"), "--trials", str(trials)]
+    ).output
+    assert "the selection picks 3 trials:" in audit_out and " original " not in audit_out
+    flips = r.invoke(
+        audit,
+        ["rel.rob.flip-rate.m-1b", "--provenance", str(gen / "provenance.json"), "--trials", str(trials)],
+    ).output
+    assert "n counts pairs, from these 6 trials:" in flips
+    # the same numbers, but robustness selected without excluding the original prompts
+    monkeypatch.setattr(
+        "slmbench.analysis.topics.reliability.dimension_selection",
+        lambda sel, dim: {**sel, "dimension": dim},
+    )
+    res = r.invoke(verify, verify_args)
+    assert res.exit_code == 1
+    assert "audit selects 6 trials, n is 3: rel.robustness.m-1b" in res.output
+    assert "audit selects 6 trials, n is 3: rel.fault-tolerance.m-1b" in res.output
+    assert "changed" not in res.output

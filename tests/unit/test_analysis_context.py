@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 from tests.fixtures.topic_io import numbers_by_key, write_topic
 
+from slmbench.analysis.selection import count_mismatches
 from slmbench.analysis.topics.common import primary_rows
 from slmbench.analysis.topics.context import compute, other_rows
 from slmbench.figures.registry import draw_figure
@@ -83,3 +84,9 @@ def test_figure_and_table(tmp_path: Path) -> None:
     assert (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
     tex = render_table("context", json.loads(topic.read_text()))
     assert "a:1b" in tex and "900" in tex and "tab:context" in tex
+
+
+def test_each_side_selects_exactly_its_paired_trials() -> None:
+    df = trials()
+    numbers = [n.to_dict() for n in compute(df, None, PARAMS).numbers]
+    assert count_mismatches(numbers, df) == []

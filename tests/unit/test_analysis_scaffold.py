@@ -12,6 +12,7 @@ from scipy.stats import binomtest
 from tests.fixtures.topic_io import numbers_by_key, write_topic
 
 from slmbench.analysis.paired import paired
+from slmbench.analysis.selection import count_mismatches
 from slmbench.analysis.topics import get_topic
 from slmbench.analysis.topics.common import primary_only, primary_rows
 from slmbench.analysis.topics.scaffold import compute, other_rows, scaffolds_of
@@ -30,7 +31,7 @@ OUTCOMES = {
 def _row(model: str, task: str, scaffold: str, passed: bool, **kw: Any) -> dict[str, Any]:
     size, base, _, _ = OUTCOMES.get(model, (1.0, False, [], []))
     row = {
-        "trial_id": f"{model}/{task}/{scaffold}/{kw.get('repeat', 0)}", "study": "slmbench",
+        "trial_id": f"{kw.get('study', 'slmbench')}/{model}/{task}/{scaffold}/{kw.get('repeat', 0)}", "study": "slmbench",
         "suite": "capability", "task_id": task, "group": "G", "variant": "original", "model": model,
         "params_b": size, "is_base": base, "temperature": 0.0, "repeat": 0, "scaffold": scaffold,
         "parser_mode": "repaired", "outcome": "success" if passed else "failure", "passed": passed,
@@ -124,3 +125,9 @@ def test_figure_and_table(tmp_path: Path) -> None:
     assert draw_figure("scaffold_comparison", {}, tmp_path / "empty.pdf") == {}  # no topic: says so
     tex = render_table("scaffold", json.loads(topic.read_text()))
     assert "a:1b" in tex and "base:1b\\textsuperscript{b}" in tex and "tab:scaffold" in tex
+
+
+def test_each_side_selects_exactly_its_paired_trials() -> None:
+    df = trials()
+    numbers = [n.to_dict() for n in compute(df, None, PARAMS).numbers]
+    assert count_mismatches(numbers, df) == []

@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from slmbench.analysis.cli import OWN_INPUTS
+from slmbench.analysis.selection import count_mismatches, select_trials
 from slmbench.analysis.topics import TOPICS, get_topic
 
 PARAMS = {"bootstrap_seed": 1, "n_boot": 30}
@@ -157,3 +159,19 @@ def test_topics_survive_empty_and_tiny_data(topic: str, trials: pd.DataFrame) ->
 
 def test_deterministic(trials: pd.DataFrame) -> None:
     assert _numbers("capability", trials) == _numbers("capability", trials)
+
+
+@pytest.mark.parametrize("topic", [t for t in TOPICS if t not in OWN_INPUTS])
+def test_every_audit_selects_exactly_the_trials_its_n_counts(topic: str, trials: pd.DataFrame) -> None:
+    numbers = [n.to_dict() for n in get_topic(topic)(trials, None, PARAMS).numbers]
+    assert count_mismatches(numbers, trials) == []
+
+
+def test_robustness_selects_the_perturbed_runs_only(trials: pd.DataFrame) -> None:
+    numbers = {n.key: n for n in get_topic("reliability")(trials, None, PARAMS).numbers}
+    prov = numbers["rel.robustness.big-7b"].provenance
+    rows = select_trials(trials, prov["selection"])
+    assert len(rows) == numbers["rel.robustness.big-7b.n"].value == 8
+    assert set(rows["variant"]) == {"paraphrase", "typos"}
+    flips = numbers["rel.rob.flip-rate.big-7b"].provenance
+    assert flips["unit"] == "pairs" and len(select_trials(trials, flips["selection"])) == 8 + 4

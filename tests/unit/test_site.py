@@ -14,11 +14,13 @@ from click.testing import CliRunner
 from tests.fixtures.pdf_links import pdf_uris
 from tests.fixtures.site_study import HOSTILE, SiteStudy, build_study
 
-from slmbench.analysis.cli import select_trials
+from slmbench.analysis.selection import select_trials
 from slmbench.cli import main
 from slmbench.harness.ledger import iter_records
 from slmbench.site import SiteInputError, build_site, ranges, script_json, shard_ids, tex_text
 from slmbench.site.encode import js_call
+from slmbench.site.numbers import number_trials
+from slmbench.site.pages import number_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -212,3 +214,24 @@ def test_each_res_in_the_pdf_links_to_its_number_page(tmp_path, base):
     uris = pdf_uris((paper / "main.pdf").read_bytes())
     prefix = (base or "../site").encode()
     assert uris == [prefix + b"/numbers/cap.acc.a-b.html", prefix + b"/numbers/n.models.html"]
+
+
+def test_a_number_page_says_what_n_counts_and_honours_an_exclusion() -> None:
+    trials = pd.DataFrame(
+        {"trial_id": ["a", "b", "c"], "variant": ["original", "typos", "typos"], "outcome": ["success"] * 3}
+    )
+    number = {
+        "key": "x.flip-rate",
+        "value": 0.5,
+        "text": "50.0\\%",
+        "provenance": {
+            "function": "f",
+            "params": {},
+            "selection": {"variant": {"not": "original"}},
+            "unit": "pairs",
+            "description": "d",
+        },
+    }
+    chosen = number_trials(trials, number)
+    assert chosen.positions == [1, 2]
+    assert "n counts pairs, from these 2 trials (2 success)." in number_page(number, chosen, {}, {})

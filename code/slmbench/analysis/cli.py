@@ -15,6 +15,7 @@ import pandas as pd
 
 from slmbench.analysis.io import dump_json, run_topic, write_atomic
 from slmbench.analysis.numbers import parse_tex, render_tex
+from slmbench.analysis.selection import count_mismatches, ignored, select_trials
 from slmbench.analysis.topics import TOPICS
 
 logger = logging.getLogger(__name__)
@@ -156,16 +157,6 @@ def numbers(fmt: str, provenance: Path) -> None:
         )
 
 
-def select_trials(trials: pd.DataFrame, selection: dict[str, Any]) -> pd.DataFrame:
-    """Rows of ``trials`` matching a provenance selection (a list value means any of its items)."""
-    mask = pd.Series(True, index=trials.index)
-    for column, value in selection.items():
-        if column not in trials.columns:
-            continue
-        mask &= trials[column].isin(value) if isinstance(value, list) else trials[column] == value
-    return trials[mask]
-
-
 @click.command("audit")
 @click.argument("key")
 @click.option("--provenance", type=_PATH, default=Path("paper/generated/provenance.json"))
@@ -180,8 +171,16 @@ def audit(key: str, provenance: Path, trials: Path) -> None:
     click.echo(f"{n['key']} = {n['text']} (value {n['value']!r}, topic {n.get('topic')})")
     click.echo(dump_json(n["provenance"]), nl=False)
     if trials.exists():
-        rows = select_trials(pd.read_parquet(trials), n["provenance"]["selection"])
-        click.echo(f"{len(rows)} trials:")
+        table = pd.read_parquet(trials)
+        selection = n["provenance"]["selection"]
+        rows = select_trials(table, selection)
+        unit = n["provenance"].get("unit", "trials")
+        if unit == "trials":
+            click.echo(f"n counts trials; the selection picks {len(rows)} trials:")
+        else:
+            click.echo(f"n counts {unit}, from these {len(rows)} trials:")
+        for column in ignored(table, selection):
+            click.echo(f"(selection column {column!r} is not a column of the trials table: ignored)")
         cols = ["trial_id", "model", "task_id", "variant", "temperature", "outcome"]
         click.echo(rows[cols].to_string(index=False) if len(rows) else "(none)")
 
@@ -211,13 +210,16 @@ def verify(
     topic_names: tuple[str, ...],
     figure_values: tuple[Path, ...],
 ) -> None:
-    """Recompute the topics and fail if any number differs from the committed numbers.tex, or any value a figure
-    plotted (``--figure-values``) differs from the recomputed number of its key."""
+    """Recompute the topics and fail if any number differs from the committed numbers.tex, if the selection of a
+    recomputed number that counts trials does not pick exactly its ``.n`` trials of TRIALS (what ``slmbench audit``
+    would list), or if any value a figure plotted (``--figure-values``) differs from the recomputed number of its
+    key."""
     committed = parse_tex((generated / "numbers.tex").read_text())
     recorded = _load_prov(generated / "provenance.json").get("topics", {})
     names = topic_names or tuple(t for t in TOPICS if t in recorded) or TOPICS
     fresh: dict[str, str] = {}
     fresh_values: dict[str, Any] = {}
+    recomputed_all: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             params = dict(recorded.get(name, {}).get("params", {}))
@@ -237,6 +239,8 @@ def verify(
             recomputed = json.loads((Path(tmp) / f"{name}.json").read_text())["numbers"]
             fresh.update({n["key"]: n["text"] for n in recomputed})
             fresh_values.update({n["key"]: n["value"] for n in recomputed})
+            if name not in OWN_INPUTS:
+                recomputed_all += recomputed
     prefixes = {k.split(".")[0] for k in fresh}
     relevant = {k: v for k, v in committed.items() if k.split(".")[0] in prefixes}
     diffs = [
@@ -246,6 +250,7 @@ def verify(
     ]
     diffs += [f"missing from numbers.tex: {k}" for k in sorted(set(fresh) - set(relevant))]
     diffs += [f"no longer computed: {k}" for k in sorted(set(relevant) - set(fresh))]
+    diffs += count_mismatches(recomputed_all, pd.read_parquet(trials))
     n_plotted = 0
     for path in figure_values:
         plotted: dict[str, Any] = json.loads(path.read_text())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from slmbench.analysis.stats_rates import Rate
 
@@ -48,9 +48,32 @@ def temp_slug(t: float) -> str:
     return f"t{round(t * 10):02d}"
 
 
-def provenance(function: str, selection: dict[str, Any], description: str, **params: Any) -> dict[str, Any]:
-    """A provenance record (``function`` is a dotted name; ``selection`` filters trials.parquet)."""
-    return {"function": function, "params": params, "selection": selection, "description": description}
+Unit = Literal[
+    "trials", "calls", "refusals", "pairs", "items", "label pairs", "solutions"
+]  # fmt: skip
+"""What the ``n`` of a number counts. For ``trials`` the selection picks exactly the counted trials; for any other
+unit it picks the trials the counted units come from (or none, when they come from elsewhere)."""
+UNITS: tuple[Unit, ...] = get_args(Unit)
+
+
+def provenance(
+    function: str, selection: dict[str, Any], description: str, unit: Unit = "trials", **params: Any
+) -> dict[str, Any]:
+    """A provenance record: ``function`` is a dotted name, ``selection`` filters trials.parquet (the language of
+    ``analysis.selection``), ``unit`` says what the number's ``n`` counts.
+
+    Raises:
+        ValueError: An unknown unit.
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unit {unit!r} is not one of {', '.join(UNITS)}")
+    return {
+        "function": function,
+        "params": params,
+        "selection": selection,
+        "unit": unit,
+        "description": description,
+    }
 
 
 def _undefined(value: float) -> bool:

@@ -4,17 +4,22 @@ A pair is one (model, suite, task, variant, temperature, repeat) run under the s
 and under one other condition (another scaffold, a smaller context window), neither an infrastructure error.
 Every pooled key is emitted whatever the data (``n/a`` without pairs), so the paper never meets an undefined
 key; per-model keys exist for models with pairs.
+
+Each side's numbers select exactly that side's paired trials (``Sides``); numbers over pairs (the difference,
+McNemar, the bootstrap) count pairs and select the trials of both sides.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.selection import Condition, Selection, selection_for
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
@@ -26,15 +31,59 @@ _KEEP = ["passed", "failure_class", "stop_reason"]
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _MCNEMAR = f"{PKG}.stats_tests.mcnemar_p"
 _BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+Role = Literal["primary", "other"]
+
+
+def _merged(first: Condition, second: Condition) -> Condition | None:
+    """One condition that both conditions meet (plain values only), or None."""
+    if first == second:
+        return first
+    if isinstance(first, dict) or isinstance(second, dict):
+        return None
+    values = [
+        *(first if isinstance(first, list) else [first]),
+        *(second if isinstance(second, list) else [second]),
+    ]
+    return sorted(set(values), key=str)
+
+
+@dataclass(frozen=True)
+class Sides:
+    """The trials table the pairs come from and a selection that picks each condition's trials (a superset of
+    the paired ones: the study and the scaffold, window or protocol of that side)."""
+
+    trials: pd.DataFrame
+    primary: Selection
+    other: Selection
+
+    def of(self, pairs: pd.DataFrame, role: Role, failed: bool = False) -> Selection:
+        """The selection of exactly one side's trials of ``pairs`` (with ``failed``: its failed ones)."""
+        suffix = "_p" if role == "primary" else "_o"
+        rows = pairs[~pairs["p_pass" if role == "primary" else "o_pass"]] if failed else pairs
+        return selection_for(self.trials, rows[f"trial_id{suffix}"], getattr(self, role))
+
+    def within(self, extra: Selection) -> Sides:
+        """The same sides narrowed by ``extra`` on both (e.g. the models pooled)."""
+        return Sides(self.trials, {**self.primary, **extra}, {**self.other, **extra})
+
+    def both(self, pairs: pd.DataFrame) -> Selection:
+        """The selection of exactly the trials of both sides of ``pairs``."""
+        base = {
+            column: cond
+            for column in self.primary.keys() & self.other.keys()
+            if (cond := _merged(self.primary[column], self.other[column])) is not None
+        }
+        return selection_for(self.trials, [*pairs["trial_id_p"], *pairs["trial_id_o"]], base)
 
 
 def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
-    """One row per pair: the key, model info, ``p_pass``/``o_pass`` and each side's failure class.
+    """One row per pair: the key, model info, ``p_pass``/``o_pass``, each side's failure class and trial id
+    (``trial_id_p``/``trial_id_o``).
 
     ``first`` holds the primary condition's trials, ``second`` the other condition's; infra errors are
     dropped from both before pairing.
     """
-    cols = [c for c in _KEEP if c in first.columns and c in second.columns]
+    cols = [c for c in (*_KEEP, "trial_id") if c in first.columns and c in second.columns]
     a = first.loc[first["outcome"] != "infra_error", [*PAIR_KEY, *cols, "params_b", "is_base"]]
     b = second.loc[second["outcome"] != "infra_error", [*PAIR_KEY, *cols]]
     both = a.merge(b, on=PAIR_KEY, suffixes=("_p", "_o"), validate="one_to_one")
@@ -67,21 +116,34 @@ def _pooled_diff(per_model: pd.DataFrame) -> float:
 
 
 def block(
-    prefix: str, pairs: pd.DataFrame, sel: dict[str, Any], what: str, alpha: float
+    prefix: str, pairs: pd.DataFrame, sides: Sides, what: str, alpha: float
 ) -> tuple[list[Number], dict[str, Any]]:
-    """Both accuracies, the paired difference, the discordant counts and McNemar's p of one set of pairs."""
+    """Both accuracies, the paired difference, the discordant counts and McNemar's p of one set of pairs.
+
+    Each accuracy selects its side's paired trials; the numbers over pairs select both sides' trials.
+    """
     both, only_p, only_o, neither = cells(pairs)
     n = len(pairs)
     rp = wilson_interval(both + only_p, n, alpha)
     ro = wilson_interval(both + only_o, n, alpha)
     out = nb.rate_numbers(
-        f"{prefix}.primary.acc", rp, nb.provenance(_WILSON, sel, "accuracy of the pairs, primary condition")
+        f"{prefix}.primary.acc",
+        rp,
+        nb.provenance(_WILSON, sides.of(pairs, "primary"), "accuracy of the pairs, primary condition"),
     )
     out += nb.rate_numbers(
-        f"{prefix}.other.acc", ro, nb.provenance(_WILSON, sel, f"accuracy of the pairs, {what}")
+        f"{prefix}.other.acc",
+        ro,
+        nb.provenance(_WILSON, sides.of(pairs, "other"), f"accuracy of the pairs, {what}"),
     )
     p = mcnemar_p(both, only_p, only_o, neither) if n else math.nan
-    mprov = nb.provenance(_MCNEMAR, sel, f"exact McNemar test, {what} vs the primary condition", exact=True)
+    mprov = nb.provenance(
+        _MCNEMAR,
+        sides.both(pairs),
+        f"exact McNemar test, {what} vs the primary condition",
+        unit="pairs",
+        exact=True,
+    )
     out += [
         nb.count(f"{prefix}.n.pairs", n, mprov),
         nb.count(f"{prefix}.n.only-primary", only_p, mprov),
@@ -96,16 +158,19 @@ def block(
 
 
 def failure_shares(
-    prefix: str, pairs: pd.DataFrame, sel: dict[str, Any], names: tuple[str, str], alpha: float
+    prefix: str, pairs: pd.DataFrame, sides: Sides, names: tuple[str, str], alpha: float
 ) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Share of each failure class among the failed trials of the pairs, per condition."""
+    """Share of each failure class among the failed trials of the pairs, per condition (each selects exactly
+    that condition's failed paired trials)."""
     out: list[Number] = []
     rows: list[dict[str, Any]] = []
-    for role, name, passed, klass in (
+    roles: tuple[tuple[Role, str, str, str], ...] = (
         ("primary", names[0], "p_pass", "failure_class_p"),
         ("other", names[1], "o_pass", "failure_class_o"),
-    ):
+    )
+    for role, name, passed, klass in roles:
         failed = pairs.loc[~pairs[passed], klass].fillna("unclassified")
+        sel = sides.of(pairs, role, failed=True)
         for c in FAILURE_CLASSES:
             r = wilson_interval(int((failed == c).sum()), len(failed), alpha)
             prov = nb.provenance(
@@ -119,7 +184,7 @@ def failure_shares(
 def comparison(
     prefix: str,
     pairs: pd.DataFrame,
-    sel: dict[str, Any],
+    sides: Sides,
     names: tuple[str, str],
     params: dict[str, Any],
 ) -> TopicResult:
@@ -128,20 +193,21 @@ def comparison(
     Args:
         prefix: Key prefix of the topic (``scaf``, ``ctx``).
         pairs: Output of ``paired``.
-        sel: The trials.parquet selection of both conditions.
+        sides: The trials table and the selection of each condition.
         names: Display names of the primary and the other condition.
         params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``).
     """
     alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
     res = TopicResult()
-    prov = nb.provenance(f"{PKG}.paired.paired", sel, "the two conditions compared")
+    sel = sides.both(pairs)
+    prov = nb.provenance(f"{PKG}.paired.paired", sel, "the two conditions compared", unit="pairs")
     res.numbers += [
         nb.text(f"{prefix}.primary.name", names[0], prov),
         nb.text(f"{prefix}.other.name", names[1], prov),
         nb.count(f"{prefix}.n.models", pairs["model"].nunique(), prov),
         nb.count(f"{prefix}.n.tasks", pairs["task_id"].nunique(), prov),
     ]
-    nums, _ = block(prefix, pairs, sel, names[1], alpha)
+    nums, _ = block(prefix, pairs, sides, names[1], alpha)
     res.numbers += nums
     estimate = diff(pairs)
     # Resampling whole models: each model's pair count and passes once, and a resample sums one row per drawn
@@ -158,7 +224,12 @@ def comparison(
         alpha=alpha,
     )
     bprov = nb.provenance(
-        _BOOT, sel, "paired accuracy difference, models resampled", bootstrap_seed=seed, alpha=alpha
+        _BOOT,
+        sel,
+        "paired accuracy difference, models resampled",
+        unit="pairs",
+        bootstrap_seed=seed,
+        alpha=alpha,
     )
     kept = boot.kept if math.isfinite(estimate) and estimate != 0 else math.nan
     res.numbers += [
@@ -170,16 +241,15 @@ def comparison(
     ]
     table: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):
-        msel = {**sel, "model": model}
         key = f"{prefix}.model.{nb.slug(model)}"
-        nums, row = block(key, part, msel, names[1], alpha)
+        nums, row = block(key, part, sides, names[1], alpha)
         res.numbers += nums
         info = part.iloc[0]
-        bprov = nb.provenance("config is_base", msel, "base (non-instruct) model")
+        bprov = nb.provenance("config is_base", sides.both(part), "base (non-instruct) model", unit="pairs")
         res.numbers.append(nb.flag(f"{key}.base", bool(info["is_base"]), bprov))
         table.append({"model": model, "params_b": info["params_b"], "is_base": bool(info["is_base"]), **row})
     res.tables["pairs"] = sorted(table, key=lambda r: (r["params_b"], r["model"]))
-    nums, rows = failure_shares(prefix, pairs, sel, names, alpha)
+    nums, rows = failure_shares(prefix, pairs, sides, names, alpha)
     res.numbers += nums
     res.tables["failure_classes"] = rows
     return res

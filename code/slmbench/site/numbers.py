@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from slmbench.analysis.cli import select_trials
+from slmbench.analysis.selection import ignored, select_trials
 from slmbench.site.encode import KEY_RE, ranges
 
 
@@ -42,7 +42,7 @@ def number_trials(trials: pd.DataFrame, number: dict[str, Any]) -> NumberTrials:
         ranges=ranges(positions),
         outcomes=dict(sorted(outcomes.items())),
         sources=dict(sorted(sources.items())),
-        ignored=sorted(c for c in selection if c not in trials.columns),
+        ignored=ignored(trials, selection),
     )
 
 

@@ -134,6 +134,8 @@ def number_page(
     )
     typeset = f"<code>LaTeX: {_e(text)}</code>" if tex_text(text) != text else ""
     selection = _selection_rows(prov.get("selection", {}) or {}, chosen.ignored)
+    unit = str(prov.get("unit", "trials"))
+    counted = "" if unit == "trials" else f"n counts {unit}, from these "
     body = f"""<p><a href="index.html">&larr; all numbers</a></p>
 <h1><code>\\res{{{_e(key)}}}</code></h1>
 <p class="number-value" id="number-value">{_e(tex_text(text))}{typeset}</p>
@@ -143,10 +145,10 @@ def number_page(
 <h4>Selection (the trials table rows it is computed from)</h4>
 <table class="kv" id="selection">{selection}</table>
 <p class="meta">Reproduce by hand: <code>slmbench audit {_e(key)}</code> (the same selection, by
-<code>slmbench.analysis.cli.select_trials</code>).</p>
+<code>slmbench.analysis.selection.select_trials</code>).</p>
 </section>
 <section class="block"><h3>The trials behind it</h3>
-<p id="number-trials">{_e(len(chosen.positions))} trials ({_e(outcomes)}).</p>
+<p id="number-trials">{_e(counted)}{_e(len(chosen.positions))} trials ({_e(outcomes)}).</p>
 <details><summary>Raw files they come from</summary>
 <table class="shards"><thead><tr><th>file</th><th>trials</th><th>sha256</th></tr></thead>
 <tbody>{sources}</tbody></table>

@@ -18,7 +18,8 @@ import pandas as pd
 
 from slmbench import vocab
 from slmbench.analysis import numbers as nb
-from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.numbers import Number, TopicResult, Unit
+from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows, scored
@@ -86,14 +87,18 @@ def _shares(
     selection: dict[str, Any],
     what: str,
     alpha: float,
+    unit: Unit,
     per_model: bool = False,
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     """Pooled share of each flag column with a Wilson interval (numbers), and per model (table rows; with
-    ``per_model`` also numbers ``<prefix>.<category>.<model>``)."""
+    ``per_model`` also numbers ``<prefix>.<category>.<model>``). ``n`` counts ``unit`` (calls or refusals);
+    ``selection`` picks the trials they come from."""
     out: list[Number] = []
     for cat in flags.columns:
         r = wilson_interval(int(flags[cat].sum()), len(flags), alpha)
-        prov = nb.provenance(_WILSON, selection, f"share of {what} with {label} {cat}", alpha=alpha)
+        prov = nb.provenance(
+            _WILSON, selection, f"share of {what} with {label} {cat}", unit=unit, alpha=alpha
+        )
         out += nb.rate_numbers(f"{prefix}.{nb.slug(cat)}", r, prov)
     rows: list[dict[str, Any]] = []
     for model, part in flags.groupby(models.to_numpy(), sort=True):
@@ -105,7 +110,7 @@ def _shares(
             if per_model:
                 msel = {**selection, "model": model}
                 prov = nb.provenance(
-                    _WILSON, msel, f"share of {model}'s {what} with {label} {cat}", alpha=alpha
+                    _WILSON, msel, f"share of {model}'s {what} with {label} {cat}", unit=unit, alpha=alpha
                 )
                 out.append(nb.rate(f"{prefix}.{nb.slug(cat)}.{nb.slug(model)}", r.rate, prov))
     return out, rows
@@ -130,16 +135,17 @@ def _replay_frame(
 
 
 def _replay_block(
-    rows: pd.DataFrame, selection: dict[str, Any], source: str, alpha: float
+    rows: pd.DataFrame, trials: pd.DataFrame, selection: dict[str, Any], source: str, alpha: float
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     """Calls strict parsing would refuse, pooled and per model (``boundary.strict.lost.<model>``); trials whose
-    every accepted call is lost."""
+    every accepted call is lost. Both select the trials with a recorded accepted call."""
     rec = rows["recorded_accepted"].astype(int)
     rep = rows["replay_accepted"].astype(int)
     rows = rows.assign(rec=rec, lost=(rec - rep).clip(lower=0), gained=(rep - rec).clip(lower=0), responses=1)
     per_trial = rows.groupby(["model", "trial_id"], sort=True)[["rec", "lost"]].sum().reset_index()
     per_trial = per_trial[per_trial["rec"] > 0]
     per_trial = per_trial.assign(all_lost=per_trial["lost"] == per_trial["rec"])
+    with_calls = selection_for(trials, per_trial["trial_id"], selection)
     fn_prov = nb.provenance(_REPLAY, selection, "strict replay of the recorded responses", replay=source)
     out = [
         nb.count("boundary.strict.n.responses", len(rows), fn_prov),
@@ -148,8 +154,9 @@ def _replay_block(
     r = wilson_interval(int(rows["lost"].sum()), int(rows["rec"].sum()), alpha)
     lost_prov = nb.provenance(
         _WILSON,
-        selection,
+        with_calls,
         "share of recorded accepted calls strict parsing refuses",
+        unit="calls",
         alpha=alpha,
         replay=source,
     )
@@ -157,7 +164,7 @@ def _replay_block(
     r = wilson_interval(int(per_trial["all_lost"].sum()), len(per_trial), alpha)
     prov = nb.provenance(
         _WILSON,
-        selection,
+        with_calls,
         "trials with calls whose every accepted call strict refuses",
         alpha=alpha,
         replay=source,
@@ -167,7 +174,7 @@ def _replay_block(
     sums = rows.groupby("model", sort=True)[["responses", "rec", "lost", "gained"]].sum()
     for model, s in sums.iterrows():
         r = wilson_interval(int(s["lost"]), int(s["rec"]), alpha)
-        mprov = {**lost_prov, "selection": {**selection, "model": model}}
+        mprov = {**lost_prov, "selection": {**with_calls, "model": model}}
         out += nb.rate_numbers(f"boundary.strict.lost.{nb.slug(model)}", r, mprov, counts=False)
         trials_m = per_trial[per_trial["model"] == model]
         table.append(
@@ -215,9 +222,10 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         "surface",
         _flags(calls["surface"], SURFACES),
         calls["model"],
-        sel,
+        selection_for(trials, calls["trial_id"], sel),
         "calls",
         alpha,
+        "calls",
         per_model=True,
     )
     res.numbers += nums
@@ -225,7 +233,14 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     repaired = calls[calls["trial_mode"] == "repaired"]
     rsel = {**sel, "parser_mode": "repaired"}
     nums, rows = _shares(
-        "boundary.repair", "repair", _repair_flags(repaired), repaired["model"], rsel, "accepted calls", alpha
+        "boundary.repair",
+        "repair",
+        _repair_flags(repaired),
+        repaired["model"],
+        selection_for(trials, repaired["trial_id"], rsel),
+        "accepted calls",
+        alpha,
+        "calls",
     )
     res.numbers += nums
     res.tables["repairs"] = rows
@@ -234,9 +249,10 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         "code",
         _flags(refusals["code"], REFUSAL_CODES),
         refusals["model"],
-        sel,
+        selection_for(trials, refusals["trial_id"], sel),
         "refusals",
         alpha,
+        "refusals",
     )
     res.numbers += nums
     res.tables["refusals"] = rows
@@ -249,7 +265,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.flag("boundary.strict.replayed", doc is not None, prov),
         nb.count("boundary.strict.n.unmatched", unmatched, prov),
     ]
-    nums, rows = _replay_block(replay_rows, rsel, source, alpha)
+    nums, rows = _replay_block(replay_rows, trials, rsel, source, alpha)
     res.numbers += nums
     res.tables["strict"] = rows
     return res

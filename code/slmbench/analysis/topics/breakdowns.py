@@ -15,7 +15,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG, counts_by, model_info, scored
+from slmbench.analysis.topics.common import PKG, SCORED, counts_by, model_info, scored
 from slmbench.vocab import SAFETY_OUTCOMES, SafetyOutcome
 
 WILSON = f"{PKG}.stats_rates.wilson_interval"
@@ -48,7 +48,7 @@ def group_block(
     rows: list[dict[str, Any]] = []
     for (group, model), (k, n) in (counts_by(df, "group", "model") if len(df) else {}).items():
         r = wilson_interval(k, n, alpha)
-        sel = {**selection, "group": group, "model": model}
+        sel = {**selection, **SCORED, "group": group, "model": model}
         prov = nb.provenance(WILSON, sel, f"accuracy of {model} on {group}")
         out += nb.rate_numbers(f"{prefix}.group.{nb.slug(group)}.{nb.slug(model)}", r, prov)
         rows.append({"group": group, "model": model, "k": k, "n": n, "acc": r.rate, "lo": r.lo, "hi": r.hi})
@@ -67,7 +67,7 @@ def variant_block(
         counts_by(part, "dimension", "variant", "model") if len(part) else {}
     ).items():
         r = wilson_interval(k, n, alpha)
-        sel = {**selection, "dimension": dim, "variant": variant, "model": model}
+        sel = {**selection, **SCORED, "dimension": dim, "variant": variant, "model": model}
         prov = nb.provenance(WILSON, sel, f"{dim} pass rate of {model} under {variant}", alpha=alpha)
         key = f"{prefix}.variant.{nb.slug(dim)}.{nb.slug(variant)}.{nb.slug(model)}"
         out.append(nb.rate(key, r.rate, prov))
@@ -97,7 +97,7 @@ def safety_block(
         cats = [safety_outcome(p, r) for p, r in zip(part["passed"], part["refused"], strict=True)]
         for cat in SAFETY_OUTCOMES:
             k = sum(c == cat for c in cats)
-            sel = {**selection, "dimension": "safety", "model": model}
+            sel = {**selection, **SCORED, "dimension": "safety", "model": model}
             prov = nb.provenance(
                 f"{PKG}.topics.breakdowns.safety_outcome", sel, f"share of {model}'s safety trials: {cat}"
             )
@@ -130,7 +130,7 @@ def per_model_summary(
     for model, part in frame.groupby("model", sort=True):
         value = float(part["v"].median() if how == "median" else part["v"].mean())
         prov = nb.provenance(
-            how, {**selection, "model": model}, f"{how} {what} of {model}", columns=list(columns)
+            how, {**selection, **SCORED, "model": model}, f"{how} {what} of {model}", columns=list(columns)
         )
         out.append(nb.stat(f"{key}.{nb.slug(model)}", value, prov, digits=digits))
         rows.append({"model": model, "n": len(part), how: value})

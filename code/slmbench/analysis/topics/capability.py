@@ -136,6 +136,8 @@ def positive_control(path: str | None, alpha: float) -> list[nb.Number]:
         mine = [r for r in rows if r["solution"] == which]
         r = wilson_interval(sum(x["outcome"] == "success" for x in mine), len(mine), alpha)
         sel = {"control": path, "model": f"{label} (scripted)", "solution": which}
-        prov = nb.provenance("slmbench.tasks.control.run_control", sel, f"{label} driven through the loop")
+        prov = nb.provenance(
+            "slmbench.tasks.control.run_control", sel, f"{label} driven through the loop", unit="solutions"
+        )
         out += nb.rate_numbers(f"cap.acc.{nb.slug(label)}", r, prov)
     return out

@@ -10,6 +10,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
+from slmbench.analysis.selection import Selection, exclude
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_corr import correlate
 from slmbench.analysis.stats_rates import newcombe_diff, wilson_interval
@@ -38,6 +39,10 @@ def primary_rows(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[s
 def scored(df: pd.DataFrame) -> pd.DataFrame:
     """Rows that count toward a model's score (infra errors excluded)."""
     return df[df["outcome"] != "infra_error"]
+
+
+SCORED: Selection = {"outcome": exclude("infra_error")}
+"""The selection that ``scored`` applies: add it to the selection of rows before scoring them."""
 
 
 def counts_by(df: pd.DataFrame, *cols: str) -> dict[Any, tuple[int, int]]:
@@ -98,6 +103,7 @@ def accuracy_block(
     alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
     out: list[Number] = []
     rows: list[dict[str, Any]] = []
+    selection = {**selection, **SCORED}  # every number below counts scored trials
     info = model_info(df) if len(df) else pd.DataFrame(columns=["params_b", "is_base"])
     counts = counts_by(df, "model") if len(df) else {}
     for model in info.index:
@@ -241,6 +247,7 @@ def temperature_block(
     out: list[Number] = []
     rows: list[dict[str, Any]] = []
     sc = scored(df)
+    selection = {**selection, **SCORED}
     temps = sorted(sc["temperature"].dropna().unique()) if len(sc) else []
     for model, part in sc.groupby("model", sort=True):
         mtemps = sorted(part["temperature"].unique())

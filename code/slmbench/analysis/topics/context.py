@@ -14,7 +14,8 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
-from slmbench.analysis.paired import PKG, comparison, paired
+from slmbench.analysis.paired import PKG, Sides, comparison, paired
+from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
@@ -39,28 +40,31 @@ def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFram
     return ours[ours["n_ctx"] == smallest], smallest
 
 
-def _overflow(pairs: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
+def _overflow(pairs: pd.DataFrame, sides: Sides, alpha: float) -> list[Number]:
     """Share of paired trials stopped by a context overflow, per condition."""
     out: list[Number] = []
     for role, col in (("primary", "stop_reason_p"), ("other", "stop_reason_o")):
         r = wilson_interval(int((pairs[col] == OVERFLOW).sum()), len(pairs), alpha)
         prov = nb.provenance(
-            f"{PKG}.stats_rates.wilson_interval", sel, f"paired trials stopped by context overflow ({role})"
+            f"{PKG}.stats_rates.wilson_interval",
+            sides.of(pairs, "primary" if role == "primary" else "other"),
+            f"paired trials stopped by context overflow ({role})",
         )
         out += nb.rate_numbers(f"ctx.overflow.{role}", r, prov)
     overflowed = pairs[pairs["stop_reason_o"] == OVERFLOW]
     r = wilson_interval(int((overflowed["stop_reason_p"] == "max_turns").sum()), len(overflowed), alpha)
     prov = nb.provenance(
         f"{PKG}.stats_rates.wilson_interval",
-        sel,
+        sides.both(overflowed),
         "of the pairs stopped by overflow in the smaller window, the share that hit the turn limit anyway",
+        unit="pairs",
     )
     out += nb.rate_numbers("ctx.overflow.was-turn-limit", r, prov)
     return out
 
 
 def _memory(
-    primary: pd.DataFrame, other: pd.DataFrame, sel: dict[str, Any]
+    primary: pd.DataFrame, other: pd.DataFrame, trials: pd.DataFrame
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     """Peak resident memory (MB) per model under both windows."""
     out: list[Number] = []
@@ -73,7 +77,8 @@ def _memory(
             n_ctx = part["n_ctx"].dropna()
             row[f"{role}_rss_mb"] = rss
             row[f"{role}_n_ctx"] = int(n_ctx.iloc[0]) if len(n_ctx) else None
-            prov = nb.provenance("max", {**sel, "model": model}, f"peak resident memory, {role} window (MB)")
+            msel = selection_for(trials, part["trial_id"], {"study": STUDY, "model": model})
+            prov = nb.provenance("max", msel, f"peak resident memory, {role} window (MB)")
             out.append(nb.stat(f"ctx.rss.{nb.slug(model)}.{role}", rss, prov, digits=0))
         rows.append(row)
     return out, rows
@@ -82,7 +87,7 @@ def _memory(
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """Paired accuracy under the two windows, overflow stops, and peak memory per window."""
     p = with_defaults(params)
-    primary, _ = primary_rows(trials, STUDY)
+    primary, psel = primary_rows(trials, STUDY)
     other, n_ctx = other_rows(trials, primary)
     configured = sorted({int(v) for v in primary.get("n_ctx", pd.Series(dtype=float)).dropna()})
     names = (
@@ -90,12 +95,12 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         f"n_ctx {n_ctx}" if n_ctx else "smaller window",
     )
     pairs = paired(primary, other)
-    sel: dict[str, Any] = {"study": STUDY, "n_ctx": [*configured, *([n_ctx] if n_ctx else [])]}
-    res = comparison("ctx", pairs, sel, names, p)
-    prov = nb.provenance("min", sel, "the smaller context window compared")
+    sides = Sides(trials, psel, {"study": STUDY, "n_ctx": n_ctx})
+    res = comparison("ctx", pairs, sides, names, p)
+    prov = nb.provenance("min", sides.both(pairs), "the smaller context window compared", unit="pairs")
     res.numbers.append(nb.count("ctx.other.n-ctx", n_ctx or 0, prov))
-    res.numbers += _overflow(pairs, sel, p["alpha"])
-    nums, rows = _memory(primary, other, sel)
+    res.numbers += _overflow(pairs, sides, p["alpha"])
+    nums, rows = _memory(primary, other, trials)
     res.numbers += nums
     res.tables["memory"] = rows
     return res

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
-from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.numbers import Number, TopicResult, Unit
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.stats_threshold import (
@@ -132,6 +132,13 @@ def _paired(
     return out
 
 
+def _provenance(
+    function: str, selection: dict[str, Any], description: str, unit: Unit = "items", **params: Any
+) -> dict[str, Any]:
+    """A provenance record of this topic: its selection names dataset items, not trials (``n`` counts items)."""
+    return nb.provenance(function, selection, description, unit=unit, **params)
+
+
 def _right(r: dict[str, Any]) -> bool:
     return str(r["prediction"]) == str(r["label"])
 
@@ -142,7 +149,7 @@ def _task_numbers(
     """Item counts per split and the baseline's test accuracy over the whole test split."""
     t = task_slug(task)
     sel = {"study": STUDY, "task": task}
-    prov = nb.provenance("len", sel, f"items of {task} per split")
+    prov = _provenance("len", sel, f"items of {task} per split")
     test = [b for b in rows if b["split"] == "test"]
     out = [
         nb.count(f"elig.{t}.n.items", len(rows), prov),
@@ -151,7 +158,7 @@ def _task_numbers(
         nb.text(f"elig.{t}.baseline.name", name, prov),
     ]
     r = wilson_interval(sum(bool(b["correct"]) for b in test), len(test), alpha)
-    bprov = nb.provenance(
+    bprov = _provenance(
         f"{PKG}.stats_rates.wilson_interval",
         {**sel, "split": "test"},
         f"{name} accuracy on {task}",
@@ -186,8 +193,11 @@ def _kappa_numbers(kappa: dict[str, dict[str, Any]]) -> list[Number]:
         t = task_slug(task)
         k = kappa.get(task)
         sel = {"study": STUDY, "task": task, "file": k["file"] if k else None}
-        prov = nb.provenance(
-            "slmbench.eligibility.kappa.cohen_kappa", sel, "second labelling pass vs the labels"
+        prov = _provenance(
+            "slmbench.eligibility.kappa.cohen_kappa",
+            sel,
+            "second labelling pass vs the labels",
+            unit="label pairs",
         )
         if k is None:
             out.append(
@@ -227,13 +237,13 @@ def _config(
     k = sum(_right(r) for r, _ in test)
     base_acc = sum(bool(b["correct"]) for _, b in test) / n if n else math.nan
     acc = wilson_interval(k, n, alpha)
-    wprov = nb.provenance(
+    wprov = _provenance(
         f"{PKG}.stats_rates.wilson_interval",
         sel,
         f"test accuracy of {model}/{prompt}/{quant} on {task}",
         alpha=alpha,
     )
-    eprov = nb.provenance(
+    eprov = _provenance(
         f"{PKG}.stats_rates.is_eligible",
         sel,
         "Wilson lower bound beats the baseline on the same test items",
@@ -249,11 +259,11 @@ def _config(
         nb.rate(f"{key}.gap", acc.lo - base_acc if n else math.nan, eprov),
         nb.flag(f"{key}.eligible", eligible, eprov),
         nb.flag(f"{key}.eligible-margin", eligible_m, eprov),
-        nb.flag(f"{key}.complete", n == planned_test, nb.provenance("len", sel, "every test item scored")),
+        nb.flag(f"{key}.complete", n == planned_test, _provenance("len", sel, "every test item scored")),
         nb.size(
             f"{key}.params",
             math.nan if h.get("params_b") is None else float(h["params_b"]),
-            nb.provenance("header", sel, f"parameters of {model} (billions), from the run's header"),
+            _provenance("header", sel, f"parameters of {model} (billions), from the run's header"),
         ),
     ]
     row: dict[str, Any] = {
@@ -269,7 +279,7 @@ def _config(
             nb.stat(
                 f"{key}.mrr",
                 mrr,
-                nb.provenance(
+                _provenance(
                     f"{PKG}.stats_threshold.reciprocal_rank", sel, "mean reciprocal rank of the relevant turn"
                 ),
             )
@@ -297,7 +307,7 @@ def _diagnosis(
     tuned_ok = is_eligible(kt, n, base_acc, 0.0, alpha) if n else False
     diagnosis = "eligible" if eligible else ("calibration" if tuned_ok else "capability")
     tsel = {**sel, "split": list(SPLITS)}
-    prov = nb.provenance(
+    prov = _provenance(
         f"{PKG}.stats_threshold.tune_margin", tsel,
         "margin cut-off with the most correct calibration items (few-shot examples excluded), applied to test", alpha=alpha,
     )  # fmt: skip
@@ -336,7 +346,7 @@ def _cascade(
     ok = is_eligible(kc, n, base_acc, 0.0, alpha) if n else False
     model_acc = row["acc"]
     tsel = {**sel, "split": list(SPLITS)}
-    prov = nb.provenance(
+    prov = _provenance(
         f"{PKG}.stats_threshold.tune_cascade", tsel,
         "BM25 unless its top-1 minus top-2 score is below the calibration-chosen threshold, then the model", alpha=alpha,
     )  # fmt: skip
@@ -348,7 +358,7 @@ def _cascade(
         nb.rate(f"{key}.cascade.gain", casc.rate - base_acc if n else math.nan, prov),
     ]
     bm = wilson_interval(sum(bool(b["correct"]) for _, b in test), n, alpha)
-    bprov = nb.provenance(f"{PKG}.stats_rates.wilson_interval", sel, "BM25 alone on the same test items")
+    bprov = _provenance(f"{PKG}.stats_rates.wilson_interval", sel, "BM25 alone on the same test items")
     out += [nb.rate(f"{key}.baseline.lo", bm.lo, bprov), nb.rate(f"{key}.baseline.hi", bm.hi, bprov)]
     row.update(
         cascade_threshold=_f(cut.threshold), cascade_k=kc, cascade_acc=_f(casc.rate), cascade_lo=_f(casc.lo)
@@ -409,9 +419,7 @@ def _count_phrase(k: int, n: int, what: str, verb: str) -> str:
 
 def _summary(rows: list[dict[str, Any]], qrows: list[dict[str, Any]], margin: float) -> list[Number]:
     """Counts over configurations and tasks, the best configuration per task, and phrases for the text."""
-    prov = nb.provenance(
-        f"{PKG}.topics.eligibility", {"study": STUDY}, "counts over configuration-task pairs"
-    )
+    prov = _provenance(f"{PKG}.topics.eligibility", {"study": STUDY}, "counts over configuration-task pairs")
     out = [
         nb.rate("elig.margin", margin, prov),
         nb.count("elig.n.models", len({r["model"] for r in rows}), prov),
@@ -471,7 +479,7 @@ def _summary(rows: list[dict[str, Any]], qrows: list[dict[str, Any]], margin: fl
     for task in ELIGIBILITY_TASKS:
         part = [r for r in rows if r["task"] == task and r["n"]]
         t = task_slug(task)
-        tprov = nb.provenance(
+        tprov = _provenance(
             f"{PKG}.topics.eligibility", {"study": STUDY, "task": task}, f"configurations on {task}"
         )
         out += [

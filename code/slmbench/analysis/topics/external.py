@@ -9,6 +9,7 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.selection import exclude
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p
@@ -22,6 +23,7 @@ from slmbench.analysis.topics.breakdowns import (
 )
 from slmbench.analysis.topics.common import (
     PKG,
+    SCORED,
     accuracy_block,
     correlation_numbers,
     scored,
@@ -121,17 +123,20 @@ def _reliability(
         dims_present = 0
         for dim in DIMS:
             d = m[m["dimension"] == dim]
+            dsel = {**sel, **SCORED, "model": model, "dimension": dim}
             if dim == "robustness":
                 d = d[d["variant"] != "original"]
+                dsel["variant"] = exclude("original")
             dims_present += len(d) > 0
             r = wilson_interval(int(d["passed"].sum()), len(d), alpha)
-            dsel = {**sel, "model": model, "dimension": dim}
             prov = nb.provenance(fn, dsel, f"{dim} pass rate of {model}", alpha=alpha)
             out += nb.rate_numbers(f"ext.rel.{nb.slug(dim)}.{nb.slug(model)}", r, prov)
             row[dim] = r.rate if r.n else None
         missing += dims_present < len(DIMS)
         r = wilson_interval(int(m["passed"].sum()), len(m), alpha)
-        prov = nb.provenance(fn, {**sel, "model": model}, f"pooled reliability rows of {model}", alpha=alpha)
+        prov = nb.provenance(
+            fn, {**sel, **SCORED, "model": model}, f"pooled reliability rows of {model}", alpha=alpha
+        )
         out += nb.rate_numbers(f"ext.rel.pooled.{nb.slug(model)}", r, prov, counts=False)
         rows.append(row)
         out += _flips(
@@ -152,7 +157,10 @@ def _flips(rob: pd.DataFrame, pattern: str, sel: dict[str, Any]) -> list[Number]
     down = int((pert["passed_base"] & ~pert["passed"]).sum())
     up = int((~pert["passed_base"] & pert["passed"]).sum())
     prov = nb.provenance(
-        f"{PKG}.stats_tests.flip_binomial_p", {**sel, "dimension": "robustness"}, "flips against the baseline"
+        f"{PKG}.stats_tests.flip_binomial_p",
+        {**sel, **SCORED, "dimension": "robustness"},
+        "flips against the baseline",
+        unit="pairs",
     )
     return [
         nb.count(pattern.format("flips-down"), down, prov),

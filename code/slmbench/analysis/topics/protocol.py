@@ -24,7 +24,8 @@ from statsmodels.stats.power import NormalIndPower
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.paired import block, paired
+from slmbench.analysis.paired import Sides, block, paired
+from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
@@ -62,19 +63,16 @@ def condition_rows(
     return ours if all_temperatures else ours[ours["temperature"] == trials["temperature"].min()]
 
 
-SELECTION_COLUMNS = ("protocol", "temperature", "scaffold", "parser_mode", "n_ctx", "max_turns", "max_tokens")
+def sides_of(trials: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame) -> Sides:
+    """The selections of a comparison's two sides: the protocol (and any limit) each side ran under; each side's
+    numbers then select exactly its paired trials (``slmbench audit`` and the site list exactly these)."""
+    scope = {"study": STUDY_ID, "suite": "capability"}
 
+    def condition(rows: pd.DataFrame) -> dict[str, Any]:
+        protocols = sorted(rows["protocol"].dropna().unique().tolist())
+        return {**scope, "protocol": protocols[0] if len(protocols) == 1 else protocols}
 
-def selection_of(base: pd.DataFrame, other: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, Any]:
-    """A trials-table selection naming both sides of a comparison and only the repeats that were paired
-    (``slmbench audit`` and the site list exactly these trials)."""
-    both = pd.concat([base, other])
-    sel: dict[str, Any] = {"study": STUDY_ID, "suite": "capability"}
-    for column in SELECTION_COLUMNS:
-        values = sorted(both[column].dropna().unique().tolist())
-        sel[column] = values[0] if len(values) == 1 else values
-    sel["repeat"] = sorted(int(r) for r in pairs["repeat"].unique()) if len(pairs) else []
-    return sel
+    return Sides(trials, condition(base), condition(other))
 
 
 def _changed_class(pairs: pd.DataFrame) -> int:
@@ -112,12 +110,17 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     summary: list[str] = []
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
         pairs = paired(base, other)
-        sel = {**selection_of(base, other, pairs), "comparison": name}
+        sides = sides_of(trials, base, other)
+        pooled = sides.within({"model": sorted(pairs["model"].unique())})  # a list, even of one model
         prefix = f"proto.cmp.{key}"
-        nums, row = block(prefix, pairs, sel, name, alpha)
+        nums, row = block(prefix, pairs, pooled, name, alpha)
         res.numbers += nums
         prov = nb.provenance(
-            f"{PKG}.paired.paired", sel, f"paired trials whose failure class changed, {name}"
+            f"{PKG}.paired.paired",
+            pooled.both(pairs),
+            f"paired trials whose failure class changed, {name}",
+            unit="pairs",
+            comparison=name,
         )
         res.numbers.append(nb.count(f"{prefix}.n.class-changed", _changed_class(pairs), prov))
         condition, reference = name.split(" vs ")
@@ -129,14 +132,12 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         )
         for model, part in pairs.groupby("model", sort=True):
             mkey = f"{prefix}.{nb.slug(model)}"
-            nums, row = block(mkey, part, {**sel, "model": model}, name, alpha)
+            nums, row = block(mkey, part, sides, name, alpha)
             res.numbers += nums
             mphrase = phrases.change_phrase(
                 row["only_primary"], row["only_other"], row["p"], reference, condition
             )
-            res.numbers.append(
-                nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": {**sel, "model": model}})
-            )
+            res.numbers.append(nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": sides.both(part)}))
             table.append(
                 {"comparison": name, "key": key, "model": model, **row, "class_changed": _changed_class(part)}
             )
@@ -149,32 +150,45 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
 
 def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     """Per model: failures under legacy that pass under full (protocol), and the failures that remain."""
-    pairs = paired(condition_rows(trials, LEGACY), condition_rows(trials, FULL))
+    legacy = condition_rows(trials, LEGACY)
+    pairs = paired(legacy, condition_rows(trials, FULL))
+    sides = sides_of(trials, legacy, condition_rows(trials, FULL))
     full = scored(condition_rows(trials, FULL))
     rows: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):
-        sel = {"study": STUDY_ID, "suite": "capability", "protocol": [LEGACY, FULL], "model": model}
+        sel: dict[str, Any] = {
+            "study": STUDY_ID,
+            "suite": "capability",
+            "protocol": [LEGACY, FULL],
+            "model": model,
+        }
         failed = part[~part["p_pass"]]
         fixed = int(failed["o_pass"].sum())
         r = wilson_interval(fixed, len(failed), alpha)
         key = f"proto.attr.{nb.slug(model)}"
-        prov = nb.provenance(_WILSON, sel, "share of legacy failures that pass under the full protocol")
+        prov = nb.provenance(
+            _WILSON,
+            sides.both(failed),
+            "share of legacy failures that pass under the full protocol",
+            unit="pairs",
+        )
         res.numbers += nb.rate_numbers(f"{key}.protocol-share", r, prov)
         mine = full[full["model"] == model]
         remaining = mine[~mine["passed"].astype(bool)]
         row = {"model": model, "legacy_failures": len(failed), "fixed": fixed, "remaining": len(remaining)}
+        rsel = selection_for(trials, remaining["trial_id"], {**sel, "protocol": FULL})
         for cls in FAILURE_CLASSES:
             r_cls = wilson_interval(int((remaining["failure_class"] == cls).sum()), len(remaining), alpha)
-            cls_prov = nb.provenance(
-                _WILSON, {**sel, "protocol": FULL, "failure_class": cls}, f"share of {cls}"
-            )
+            cls_prov = nb.provenance(_WILSON, rsel, f"share of {cls}")
             res.numbers.append(nb.rate(f"{key}.remaining.{nb.slug(cls)}", r_cls.rate, cls_prov))
             row[cls] = r_cls.rate
-        rprov = nb.provenance("len", {**sel, "protocol": FULL}, "failed trials under the full protocol")
+        rprov = nb.provenance("len", rsel, "failed trials under the full protocol")
         res.numbers.append(nb.count(f"{key}.remaining.n", len(remaining), rprov))
         closing = int((mine["passed"].astype(bool) & mine["closing_answer"].astype(bool)).sum())
         cprov = nb.provenance(
-            "count", {**sel, "protocol": FULL}, "passes whose answer came in the closing turn"
+            "count",
+            selection_for(trials, mine["trial_id"], {**sel, "protocol": FULL}),
+            "passes whose answer came in the closing turn",
         )
         res.numbers.append(nb.count(f"{key}.closing-passes", closing, cprov))
         row["closing_passes"] = closing
@@ -187,15 +201,17 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     transcript divergence. (A limit ablation's shard is not one more repeat.)"""
     ours = scored(condition_rows(trials, FULL, all_temperatures=True))
     rows: list[dict[str, Any]] = []
+    lowest: list[str] = []  # trials at the lowest temperature, whose repeats are compared
     for (model, temp_value), part in ours.groupby(["model", "temperature"], sort=True):
         temp = float(temp_value)  # type: ignore[arg-type]
-        sel = {
+        base = {
             "study": STUDY_ID,
             "suite": "capability",
             "protocol": FULL,
             "model": model,
             "temperature": temp,
         }
+        sel = selection_for(trials, part["trial_id"], base)
         key = f"proto.rep.{nb.slug(model)}.{nb.temp_slug(temp)}"
         r = wilson_interval(int(part["passed"].sum()), len(part), alpha)
         res.numbers += nb.rate_numbers(
@@ -223,7 +239,10 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
                     n_pairs += 1
                     divergent += int(sha_a != sha_b)
                     outcome_flips += int(pass_a != pass_b)
-            dprov = nb.provenance("count", sel, "pairs of T=0 repeats of one task with different transcripts")
+            lowest += part["trial_id"].tolist() if n_pairs else []
+            dprov = nb.provenance(
+                "count", sel, "pairs of T=0 repeats of one task with different transcripts", unit="pairs"
+            )
             res.numbers += [
                 nb.count(f"{key}.n.repeat-pairs", n_pairs, dprov),
                 nb.count(f"{key}.n.divergent", divergent, dprov),
@@ -240,7 +259,12 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         "protocol": FULL,
         "temperature": trials["temperature"].min(),
     }
-    dprov = nb.provenance("count", dsel, "pairs of T=0 repeats with different transcripts, all models")
+    dprov = nb.provenance(
+        "count",
+        selection_for(trials, lowest, dsel),
+        "pairs of T=0 repeats with different transcripts, all models",
+        unit="pairs",
+    )
     res.numbers += [
         nb.count("proto.rep.n.repeat-pairs", pairs, dprov),
         nb.count("proto.rep.n.divergent", divergent, dprov),
@@ -268,7 +292,7 @@ def power(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         mdd = detectable_difference(len(part), base, alpha) if len(part) else math.nan
         prov = nb.provenance(
             "statsmodels.stats.power.NormalIndPower.solve_power",
-            sel,
+            selection_for(trials, part["trial_id"], sel),
             "detectable gain over the observed rate",
             alpha=alpha,
             power=0.8,

@@ -11,14 +11,15 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.selection import Selection, exclude, selection_for
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
-from slmbench.analysis.topics.common import PKG, model_info, primary_rows, scored
-from slmbench.vocab import DIMENSIONS, STUDY_ID, VARIANT_DIMENSIONS
+from slmbench.analysis.topics.common import PKG, SCORED, model_info, primary_rows, scored
+from slmbench.vocab import DIMENSIONS, ORIGINAL_VARIANT, STUDY_ID, VARIANT_DIMENSIONS
 
 STUDY = STUDY_ID
 DIMS = DIMENSIONS
@@ -30,6 +31,12 @@ def dimension_rows(m: pd.DataFrame, dim: str) -> pd.DataFrame:
     """The rows scored for a dimension: robustness and fault tolerance count only perturbed/faulted runs."""
     d = m[m["dimension"] == dim]
     return d[d["variant"] != "original"] if dim in VARIANT_DIMENSIONS else d
+
+
+def dimension_selection(sel: Selection, dim: str) -> Selection:
+    """The selection of ``dimension_rows``: the dimension, without the original prompt where it is excluded."""
+    out: Selection = {**sel, "dimension": dim}
+    return {**out, "variant": exclude(ORIGINAL_VARIANT)} if dim in VARIANT_DIMENSIONS else out
 
 
 def composite(m: pd.DataFrame) -> float:
@@ -55,6 +62,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("rel.n.trials", len(df), prov),
         nb.count("rel.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
     ]
+    ssel: Selection = {**sel, **SCORED}  # the selection of sc
     info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
     cons_all = sc[(sc["dimension"] == "consistency") & (sc["variant"] == "original")]
     runs = cons_all.groupby(["model", "task_id"]).size()
@@ -65,7 +73,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     for model in info.index:
         m = sc[sc["model"] == model]
         s = nb.slug(model)
-        msel = {**sel, "model": model}
+        msel = {**ssel, "model": model}
         row: dict[str, Any] = {"model": model, "is_base": bool(info.loc[model, "is_base"])}
         if row["is_base"]:
             res.numbers.append(nb.flag(f"rel.base.{s}", True, nb.provenance("is_base", msel, "base model")))
@@ -73,30 +81,38 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
             d = dimension_rows(m, dim)
             r = wilson_interval(int(d["passed"].sum()), len(d), alpha)
             prov = nb.provenance(
-                WILSON, {**msel, "dimension": dim}, f"{dim} pass rate of {model}", alpha=alpha
+                WILSON, dimension_selection(msel, dim), f"{dim} pass rate of {model}", alpha=alpha
             )
             res.numbers += nb.rate_numbers(f"rel.{nb.slug(dim)}.{s}", r, prov)
             row[dim] = r.rate
         cons = m[(m["dimension"] == "consistency") & (m["variant"] == "original")]
-        res.numbers += _consistency(cons, s, {**msel, "dimension": "consistency"}, k, row)
+        csel = {**msel, "dimension": "consistency", "variant": "original"}
+        res.numbers += _consistency(cons, s, csel, k, row)
         pairs = _repeat_pairs(cons)
         res.numbers += _flip_rate(
-            f"rel.cons.flip-rate.{s}", pairs, {**msel, "dimension": "consistency"}, alpha
+            f"rel.cons.flip-rate.{s}", pairs, selection_for(trials, _paired_runs(cons), csel), alpha
         )
-        pairs = _repeat_pairs(null_sc[null_sc["model"] == model])
+        mnull = null_sc[null_sc["model"] == model]
+        pairs = _repeat_pairs(mnull)
         null_pairs += pairs
         nsel = {
             **base_sel,
+            **SCORED,
             "suite": ["null_control", "capability"],
             "model": model,
             "variant": "original",
         }
-        res.numbers += _flip_rate(f"rel.null.flip-rate.{s}", pairs, nsel, alpha)
+        res.numbers += _flip_rate(
+            f"rel.null.flip-rate.{s}", pairs, selection_for(trials, _paired_runs(mnull), nsel), alpha
+        )
         res.numbers += _divergence(
-            f"rel.null.divergence.{s}", null_sc[null_sc["model"] == model], nsel, alpha
+            f"rel.null.divergence.{s}",
+            mnull,
+            selection_for(trials, _paired_runs(mnull, every=True), nsel),
+            alpha,
         )
         res.numbers += _robustness(
-            m[m["dimension"] == "robustness"], s, {**msel, "dimension": "robustness"}, alpha
+            m[m["dimension"] == "robustness"], s, {**msel, "dimension": "robustness"}, trials, alpha
         )
         saf = m[m["dimension"] == "safety"]
         refused = saf["refused"].fillna(False).astype(bool)
@@ -108,19 +124,25 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         pooled = pd.concat([dimension_rows(m, d) for d in DIMS])
         r = wilson_interval(int(pooled["passed"].sum()), len(pooled), alpha)
         prov = nb.provenance(
-            WILSON, msel, f"pass rate of {model} over the rows of all four dimensions", alpha=alpha
+            WILSON,
+            selection_for(trials, pooled["trial_id"], msel),
+            f"pass rate of {model} over the rows of all four dimensions",
+            alpha=alpha,
         )
         res.numbers += nb.rate_numbers(f"rel.pooled.{s}", r, prov, counts=False)
         rows.append(row)
-    nsel = {**base_sel, "suite": ["null_control", "capability"], "variant": "original"}
-    res.numbers += _flip_rate("rel.null.flip-rate", null_pairs, nsel, alpha)
-    res.numbers += _divergence("rel.null.divergence", null_sc, nsel, alpha)
+    nsel = {**base_sel, **SCORED, "suite": ["null_control", "capability"], "variant": "original"}
+    res.numbers += _flip_rate(
+        "rel.null.flip-rate", null_pairs, selection_for(trials, _paired_runs(null_sc), nsel), alpha
+    )
+    res.numbers += _divergence(
+        "rel.null.divergence", null_sc, selection_for(trials, _paired_runs(null_sc, every=True), nsel), alpha
+    )
     faults = sc[(sc["dimension"] == "fault_tolerance") & (sc["variant"] != "original")]
     for variant, part in faults.groupby("variant", sort=True):
         r = wilson_interval(int(part["passed"].sum()), len(part), alpha)
-        prov = nb.provenance(
-            WILSON, {**sel, "variant": variant}, f"recovery rate under {variant}", alpha=alpha
-        )
+        vsel = {**ssel, "dimension": "fault_tolerance", "variant": variant}
+        prov = nb.provenance(WILSON, vsel, f"recovery rate under {variant}", alpha=alpha)
         res.numbers += nb.rate_numbers(f"rel.fault.{nb.slug(str(variant))}", r, prov)
 
     # Resampling whole models: each model's composite is computed once and a resample stacks one row per drawn
@@ -133,7 +155,9 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         vals = [v for v in part.groupby("model")["composite"].first() if math.isfinite(v)]
         return float(np.mean(vals)) if vals else math.nan
 
-    b = cluster_bootstrap(per_model, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha)
+    b = cluster_bootstrap(
+        per_model, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha
+    )
     prov = nb.provenance(f"{PKG}.stats_bootstrap.cluster_bootstrap", sel, "mean composite, models resampled")
     res.numbers += [
         nb.rate(f"rel.composite.mean{x}", v, prov)
@@ -190,6 +214,16 @@ def _run_order(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(_rerun=df["suite"] != "capability").sort_values(["_rerun", "repeat"], kind="stable")
 
 
+def _paired_runs(df: pd.DataFrame, every: bool = False) -> list[str]:
+    """Trial ids of the runs that ``_repeat_pairs`` pairs (the first two of each task and temperature), or with
+    ``every`` those that ``_divergence`` pairs (every run of a task and temperature run more than once)."""
+    out: list[str] = []
+    for _, task in _run_order(df).groupby(["model", "task_id", "temperature"], sort=True):
+        if len(task) >= 2:
+            out += task["trial_id"].tolist() if every else task["trial_id"].iloc[:2].tolist()
+    return out
+
+
 def _repeat_pairs(cons: pd.DataFrame) -> list[tuple[bool, bool]]:
     """One outcome pair per task and temperature: its first two runs (pairs that share a run are not
     independent, so the other pairs of a triple are left out)."""
@@ -219,7 +253,11 @@ def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -
             differ += int(a != b)
     r = wilson_interval(differ, total, alpha)
     prov = nb.provenance(
-        WILSON, sel, "pairs of runs of an identical prompt whose model outputs differ", alpha=alpha
+        WILSON,
+        sel,
+        "pairs of runs of an identical prompt whose model outputs differ",
+        unit="pairs",
+        alpha=alpha,
     )
     return nb.rate_numbers(key, r, prov)
 
@@ -227,13 +265,17 @@ def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -
 def _flip_rate(key: str, pairs: list[tuple[bool, bool]], sel: dict[str, Any], alpha: float) -> list[Number]:
     flips = sum(a != b for a, b in pairs)
     r = wilson_interval(flips, len(pairs), alpha)
-    return nb.rate_numbers(key, r, nb.provenance(WILSON, sel, "share of paired runs whose outcome differs"))
+    prov = nb.provenance(WILSON, sel, "share of paired runs whose outcome differs", unit="pairs")
+    return nb.rate_numbers(key, r, prov)
 
 
-def _robustness(rob: pd.DataFrame, s: str, sel: dict[str, Any], alpha: float) -> list[Number]:
+def _robustness(
+    rob: pd.DataFrame, s: str, sel: dict[str, Any], trials: pd.DataFrame, alpha: float
+) -> list[Number]:
     keys = ["task_id", "temperature", "repeat"]
-    base = rob[rob["variant"] == "original"][[*keys, "passed"]].drop_duplicates(keys)
+    base = rob[rob["variant"] == "original"][[*keys, "passed", "trial_id"]].drop_duplicates(keys)
     pert = rob[rob["variant"] != "original"].merge(base, on=keys, suffixes=("", "_base"))
+    sel = selection_for(trials, {*pert["trial_id"], *pert["trial_id_base"]}, sel)
     a, b = pert["passed_base"].astype(bool), pert["passed"].astype(bool)
     both, down, up, neither = (
         int((a & b).sum()),
@@ -242,9 +284,13 @@ def _robustness(rob: pd.DataFrame, s: str, sel: dict[str, Any], alpha: float) ->
         int((~a & ~b).sum()),
     )
     r = wilson_interval(down + up, len(pert), alpha)
-    prov = nb.provenance(WILSON, sel, "perturbed outcome differs from the paired original", alpha=alpha)
-    tprov = nb.provenance(f"{PKG}.stats_tests.flip_binomial_p", sel, "flips down vs up")
-    mprov = nb.provenance(f"{PKG}.stats_tests.mcnemar_p", sel, "paired original vs perturbed", exact=True)
+    prov = nb.provenance(
+        WILSON, sel, "perturbed outcome differs from the paired original", unit="pairs", alpha=alpha
+    )
+    tprov = nb.provenance(f"{PKG}.stats_tests.flip_binomial_p", sel, "flips down vs up", unit="pairs")
+    mprov = nb.provenance(
+        f"{PKG}.stats_tests.mcnemar_p", sel, "paired original vs perturbed", unit="pairs", exact=True
+    )
     return [
         *nb.rate_numbers(f"rel.rob.flip-rate.{s}", r, prov),
         nb.count(f"rel.rob.flips-down.{s}", down, tprov),

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.paired import comparison, paired
+from slmbench.analysis.paired import Sides, comparison, paired
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
 from slmbench.vocab import SCAFFOLDS, STUDY_ID
@@ -41,8 +41,8 @@ def other_rows(trials: pd.DataFrame, primary: pd.DataFrame, scaffold: str) -> pd
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """Paired accuracy of the two scaffolds, per model and pooled, with tests and a cluster bootstrap."""
     p = with_defaults(params)
-    primary, _ = primary_rows(trials, STUDY)
+    primary, psel = primary_rows(trials, STUDY)
     names = scaffolds_of(primary)
     pairs = paired(primary, other_rows(trials, primary, names[1]))
-    sel: dict[str, Any] = {"study": STUDY, "scaffold": list(names)}
-    return comparison("scaf", pairs, sel, names, p)
+    sides = Sides(trials, psel, {"study": STUDY, "scaffold": names[1]})
+    return comparison("scaf", pairs, sides, names, p)
