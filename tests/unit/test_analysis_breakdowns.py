@@ -40,7 +40,12 @@ def test_model_table_orders_by_size_and_emits_sizes() -> None:
     nums, rows = model_table("x", df, SEL)
     assert [r["model"] for r in rows] == ["small:1b", "big:7b"]
     assert rows[0]["is_base"] and not rows[1]["is_base"]
-    assert _values(nums) == {"x.params.big-7b": 7.0, "x.params.small-1b": 1.0}
+    assert _values(nums) == {
+        "x.params.big-7b": 7.0,
+        "x.params.small-1b": 1.0,
+        "x.params.min": 1.0,
+        "x.params.max": 7.0,
+    }
     assert {n.key: n.text for n in nums}["x.params.small-1b"] == "1"
 
 

@@ -138,7 +138,8 @@ def change_phrase(only_first: int, only_second: int, p: float, first: str, secon
     if not math.isfinite(p):
         return direction
     verdict = "a significant change" if p < 0.05 else "not a significant change"
-    return f"{direction} ({verdict}, exact McNemar p = {p:#.3g})"
+    test = "p < 0.001" if p < 0.001 else f"p = {p:#.3g}"
+    return f"{direction}: {verdict} (exact McNemar {test})"
 
 
 def _temps(values: list[float]) -> str:

@@ -37,6 +37,12 @@ def model_table(
         out.append(nb.size(f"{prefix}.params.{nb.slug(model)}", params_b, prov))
         rows.append({"model": model, "params_b": params_b, "is_base": bool(info.loc[model, "is_base"])})
     rows.sort(key=lambda r: (r["params_b"], r["model"]))
+    if rows:
+        prov = nb.provenance(
+            "min, max", selection, "the smallest and the largest model (billions of parameters)"
+        )
+        out += [nb.size(f"{prefix}.params.min", rows[0]["params_b"], prov)]
+        out += [nb.size(f"{prefix}.params.max", rows[-1]["params_b"], prov)]
     return out, rows
 
 
