@@ -51,6 +51,7 @@ from slmbench.harness.runner import ShardSpec, build_record
 from slmbench.scoring import task_index
 from slmbench.tasks.control import script
 from slmbench.tasks.variants import TrialSpec, variants
+from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
@@ -422,7 +423,12 @@ def topic_args(topic: str, study: dict[str, Any]) -> list[str]:
             args += [f"--{name.replace('_', '-')}", path]
     if topic == "eligibility":
         args += ["--margin", "0.05"]
-    args += ["--out", f"data/processed/{topic}.json", "--seed", str(config.get("seed", 20260101))]
+    args += [
+        "--out",
+        f"data/processed/{topic}.json",
+        "--bootstrap-seed",
+        str(config.get("bootstrap_seed", DEFAULT_BOOTSTRAP_SEED)),
+    ]
     args += [
         "--n-boot",
         str(config.get("bootstrap_resamples", 1000)),
