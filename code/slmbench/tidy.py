@@ -21,7 +21,7 @@ from slmbench.harness.ledger import RawRecordError, iter_records
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
-from slmbench.vocab import DIMENSIONS
+from slmbench.vocab import DIMENSIONS, ELIGIBILITY_RAW
 
 TRIAL_COLUMNS = [
     "trial_id",
@@ -194,8 +194,9 @@ def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
 
 
 def raw_shards(raw_dir: Path) -> list[Path]:
-    """Every shard under the raw directory, sorted."""
-    return sorted(raw_dir.rglob("*.jsonl"))
+    """Every trial shard under the raw directory, sorted (the eligibility study's runs, in their own folder and
+    format, are not trial records)."""
+    return sorted(p for p in raw_dir.rglob("*.jsonl") if p.relative_to(raw_dir).parts[0] != ELIGIBILITY_RAW)
 
 
 def tidy_tables(

@@ -6,6 +6,8 @@ from typing import Literal, get_args
 
 STUDY_ID = "slmbench"
 """The study id of our own records (imported studies carry their own)."""
+ELIGIBILITY_RAW = "eligibility"
+"""The folder under ``data/raw`` of the eligibility study's runs (not trial records: tidy leaves it alone)."""
 
 Suite = Literal["capability", "reliability"]
 SUITES: tuple[Suite, ...] = get_args(Suite)

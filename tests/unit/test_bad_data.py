@@ -15,6 +15,7 @@ from slmbench.cli import main
 from slmbench.config import ConfigError, load_config
 from slmbench.harness.ledger import RawRecordError
 from slmbench.tasks.loader import DATA_DIR, TaskFileError, load_task
+from slmbench.vocab import ELIGIBILITY_RAW
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "config.yaml"
@@ -192,3 +193,17 @@ def test_a_config_with_an_unknown_backend_names_the_field(tmp_path: Path) -> Non
     assert "field 'models.smollm2-135m.backend'" in result.output
     assert not out.exists()
     assert config.read_bytes() == before
+
+
+def test_tidy_leaves_the_eligibility_runs_beside_the_trials_alone(
+    tmp_path: Path, good_lines: list[bytes]
+) -> None:
+    """``data/raw`` also holds the eligibility study's runs (a header line and item lines, not trial records):
+    tidy reads only trial shards, so they neither fail it nor count."""
+    raw, out = _tidied_once(tmp_path, good_lines)
+    runs = raw / ELIGIBILITY_RAW / "some-model"
+    runs.mkdir(parents=True)
+    (runs / "command_approval_terse.jsonl").write_text('{"kind": "header", "task": "command_approval"}\n')
+    result = _tidy(raw, out)
+    assert result.exit_code == 0, result.output
+    assert "2 trials" in result.output

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from slmbench.vocab import SHIPPED
+from slmbench.vocab import ELIGIBILITY_RAW, SHIPPED
 
-RAW_DIR = Path("data/raw/eligibility")
+RAW_DIR = Path("data/raw") / ELIGIBILITY_RAW
 MODELS_DIR = Path("data/models")
 BASELINES = Path("data/processed/eligibility_baselines.json")
 TOPIC = Path("data/processed/eligibility.json")
