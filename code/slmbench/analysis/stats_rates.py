@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from statsmodels.stats.proportion import proportion_confint
-
 ALPHA = 0.05
 
 
@@ -33,6 +31,8 @@ def wilson_interval(k: int, n: int, alpha: float = ALPHA) -> Rate:
         return Rate(k=0, n=0, rate=math.nan, lo=math.nan, hi=math.nan)
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    from statsmodels.stats.proportion import proportion_confint  # imported on first use (start-up time)
+
     lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
     return Rate(k=int(k), n=int(n), rate=k / n, lo=float(lo), hi=float(hi))
 

@@ -1,17 +1,28 @@
-"""slmbench.figures: one module per figure, the LaTeX tables, and their command-line entry points."""
+"""slmbench.figures: one module per figure, the LaTeX tables, and their command-line entry points.
 
-from slmbench.figures.registry import FIGURE_TOPICS, FIGURES, UnknownFigureError, draw_figure
-from slmbench.figures.source import Source, values_path
-from slmbench.figures.tables import TABLES, UnknownTableError, render_table
+Names are imported on first use, so that reading the registries (every Snakemake start does) loads neither
+matplotlib nor pandas.
+"""
 
-__all__ = [
-    "FIGURES",
-    "FIGURE_TOPICS",
-    "TABLES",
-    "Source",
-    "UnknownFigureError",
-    "UnknownTableError",
-    "draw_figure",
-    "render_table",
-    "values_path",
-]
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "FIGURES": "registry",
+    "FIGURE_TOPICS": "registry",
+    "UnknownFigureError": "registry",
+    "draw_figure": "registry",
+    "Source": "source",
+    "values_path": "source",
+    "TABLES": "tables",
+    "UnknownTableError": "tables",
+    "render_table": "tables",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"slmbench.figures.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'slmbench.figures' has no attribute {name!r}")

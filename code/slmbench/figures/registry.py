@@ -7,9 +7,6 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from slmbench.figures.source import Source, values_path
-from slmbench.figures.style import save
-
 logger = logging.getLogger(__name__)
 
 _STUDIES = ("capability", "external")
@@ -37,6 +34,7 @@ FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
     "scaffold_comparison": ("scaffold",),
     "context_cap": ("context",),
     "protocol_ablation": ("protocol",),
+    "protocol_temperature": ("protocol", "capability"),
     "eligibility_margin_vs_size": ("eligibility",),
     "eligibility_margin_vs_quant": ("eligibility",),
     "cascade_cost_accuracy": ("eligibility",),
@@ -65,6 +63,9 @@ def draw_figure(
     """
     if name not in FIGURES:
         raise UnknownFigureError(name)
+    from slmbench.figures.source import Source, values_path  # pandas and matplotlib: only when drawing
+    from slmbench.figures.style import save
+
     module = importlib.import_module(f"slmbench.figures.{name}")
     src = Source.load({t: Path(topics[t]) for t in FIGURE_TOPICS[name] if t in topics})
     missing = [t for t in FIGURE_TOPICS[name] if t not in topics]

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from slmbench.analysis.numbers import TopicResult
 from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
+
+if TYPE_CHECKING:  # the registry is read at every Snakemake start: no pandas or statistics imported for it
+    import pandas as pd
+
+    from slmbench.analysis.numbers import TopicResult
 
 TOPICS = (
     "external",
@@ -48,7 +50,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "margin": 0.05,
 }
 
-Compute = Callable[[pd.DataFrame, pd.DataFrame | None, dict[str, Any]], TopicResult]
+Compute = Callable[["pd.DataFrame", "pd.DataFrame | None", dict[str, Any]], "TopicResult"]
 Loader = Callable[[dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
 
 
