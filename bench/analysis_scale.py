@@ -29,8 +29,6 @@ import math
 import os
 import random
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 import zlib
@@ -41,6 +39,7 @@ from typing import Any, TextIO
 
 import psutil
 import yaml
+from _proc import Cost, run_module
 
 from slmbench import SCHEMA_VERSION
 from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
@@ -353,33 +352,9 @@ def control_json(base: dict[tuple[str, str], list[rec.TrialRecord]], path: Path)
 # ---------------------------------------------------------------- measuring
 
 
-@dataclass(frozen=True)
-class Cost:
-    """Wall seconds and peak resident memory (MB) of one process."""
-
-    seconds: float
-    peak_mb: float
-
-
 def measure(args: list[str], cwd: Path, log: Path) -> Cost:
-    """Run ``python -m slmbench ARGS`` in its own process; its wall time and peak RSS (``wait4``)."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "code"), os.environ.get("PYTHONPATH", "")]),
-    }
-    with log.open("w") as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "slmbench", *args], cwd=cwd, env=env, stdout=out, stderr=out
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(
-            f"slmbench {' '.join(args[:2])} failed ({proc.returncode}); see {log}:\n{log.read_text()[-3000:]}"
-        )
-    return Cost(seconds, usage.ru_maxrss / 1024.0)
+    """Run ``python -m slmbench ARGS`` in its own process; its wall time and peak RSS."""
+    return run_module("slmbench", args, cwd, log, code=ROOT / "code")
 
 
 def setup_inputs(root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]], topics: list[str]) -> None:

@@ -19,14 +19,14 @@ from __future__ import annotations
 import argparse
 import collections
 import datetime as dt
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _proc import run_module
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_TARGET_S = 180.0
@@ -45,22 +45,8 @@ NOTHING = "Nothing to be done"
 
 def snakemake(workdir: Path, args: list[str], log: Path) -> tuple[float, str]:
     """Run ``snakemake ARGS`` in ``workdir`` with this interpreter and that tree's package; seconds and log."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(workdir / "code"), os.environ.get("PYTHONPATH", "")]),
-    }
-    with log.open("w") as out:
-        start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "snakemake", *args], cwd=workdir, env=env, stdout=out, stderr=out
-        )
-        seconds = time.perf_counter() - start
-    text = log.read_text()
-    if done.returncode != 0:
-        sys.exit(
-            f"snakemake {' '.join(args)} failed ({done.returncode}) in {workdir}; see {log}:\n{text[-3000:]}"
-        )
-    return seconds, text
+    cost = run_module("snakemake", args, workdir, log, code=workdir / "code")
+    return cost.seconds, cost.text
 
 
 def planned_jobs(text: str) -> dict[str, int]:
