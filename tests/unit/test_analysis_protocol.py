@@ -91,3 +91,19 @@ def test_repeats_count_only_the_full_protocol_at_its_usual_limits(numbers: dict[
     assert numbers["proto.rep.qa.t00.n.divergent"] == 0
     assert numbers["proto.rep.qa.t07.acc"] == pytest.approx(2 / 6)
     assert numbers["proto.power.qa.n"] == 18
+
+
+def test_floor_and_order_are_computed_under_each_protocol(numbers: dict[str, Any]) -> None:
+    """Under legacy the instruct model's 1 of 6 does not clear the base model's 0 plus the margin; under full
+    its 4 of 6 does, and paired by task it passes 4 tasks the base model fails (exact McNemar p = 0.125)."""
+    assert numbers["proto.floor.legacy.eligible.qa"] == "no"
+    assert numbers["proto.floor.full.eligible.qa"] == "yes"
+    assert numbers["proto.floor.full.eligible.qb"] == "no"  # a base model is never eligible
+    assert numbers["proto.floor.full.baseline.acc"] == 0.0
+    assert numbers["proto.floor.full.qa.vs-base.n.only-model"] == 4
+    assert numbers["proto.floor.full.qa.vs-base.n.only-base"] == 0
+    assert numbers["proto.floor.full.qa.vs-base.p"] == pytest.approx(0.125)
+    assert numbers["proto.floor.legacy.qa.vs-base.p"] == pytest.approx(1.0)
+    assert numbers["proto.floor.legacy.order"] == "qa (1/6), qb (0/6)"
+    assert numbers["proto.floor.full.order"] == "qa (4/6), qb (0/6)"
+    assert numbers["proto.phrase.sweep"] == "qa at 0 and 0.7; qb at 0 and 0.7"

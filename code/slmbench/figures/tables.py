@@ -173,6 +173,26 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "pairs that pass under one side only; Class changed: pairs failing under both whose failure class "
         "differs; $p$: exact McNemar.",
     ),
+    "protocol_repeats": TableSpec(
+        topic="protocol",
+        base_key=None,
+        columns=(
+            Column("$k$", "proto.rep.{m}.t00.k"),
+            Column("Trials", "proto.rep.{m}.t00.acc.n"),
+            Column("Accuracy", "proto.rep.{m}.t00.acc"),
+            Column("95\\% CI", "proto.rep.{m}.t00.acc", interval=True),
+            Column("pass@$k$", "proto.rep.{m}.t00.pass-at-k"),
+            Column("pass$^k$", "proto.rep.{m}.t00.pass-hat-k"),
+            Column("Repeat pairs", "proto.rep.{m}.t00.n.repeat-pairs"),
+            Column("Differing", "proto.rep.{m}.t00.n.divergent"),
+            Column("Flips", "proto.rep.{m}.t00.n.flips"),
+        ),
+        caption="Repeats under the full protocol at $T=0$ (capability suite, clean KV state): accuracy over all "
+        "repeats with its Wilson 95\\% interval (repeats of one task are not independent, so the interval is "
+        "narrower than the evidence), pass@$k$ (a task passed in at least one of $k$ runs) and pass$^k$ (in all "
+        "$k$), averaged over tasks; Repeat pairs: pairs of runs of one task; Differing: pairs whose transcripts "
+        "differ; Flips: pairs whose outcome differs.",
+    ),
 }
 
 

@@ -10,17 +10,14 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
-from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.stats_rates import is_eligible, wilson_interval
+from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.breakdowns import group_block, model_table, per_model_summary
 from slmbench.analysis.topics.common import (
-    PKG,
     accuracy_block,
-    model_info,
+    floor_block,
     primary_rows,
-    scored,
 )
 from slmbench.vocab import STUDY_ID
 
@@ -65,42 +62,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         "cap.wall-s.median", df, ("wall_s",), "median", sel, "wall time per trial (s)", digits=1
     )
     res.numbers += nums
-    info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
-    sc = scored(df)
-    base_models = [m for m in info.index if info.loc[m, "is_base"]]
-    floor = (
-        float(sc[sc["model"].isin(base_models)].groupby("model")["passed"].mean().max())
-        if base_models
-        else 0.0
-    )
-    margin = float(p["margin"])
-    fprov = nb.provenance(
-        "base-model floor", {**sel, "model": base_models}, "best accuracy of the base models"
-    )
-    res.numbers.append(nb.rate("cap.baseline.acc", floor, fprov))
-    res.numbers.append(nb.rate("cap.eligible.margin", margin, fprov))
-    n_eligible = 0
-    for row in rows:
-        ok = is_eligible(row["k"], row["n"], floor, margin, alpha) and not row["is_base"]
-        n_eligible += ok
-        row["eligible"] = ok
-        eprov = nb.provenance(
-            f"{PKG}.stats_rates.is_eligible",
-            {**sel, "model": row["model"]},
-            "Wilson lower bound beats the base-model floor plus the margin",
-            baseline=floor,
-            margin=margin,
-            alpha=alpha,
-        )
-        res.numbers.append(nb.flag(f"cap.eligible.{nb.slug(row['model'])}", ok, eprov))
-    res.numbers.append(nb.count("cap.n.eligible", n_eligible, fprov))
-    n_instruct = sum(not row["is_base"] for row in rows)
-    phrase = (
-        phrases.floor_phrase(n_eligible, n_instruct, floor, margin)
-        if base_models
-        else "no base model was run"
-    )
-    res.numbers.append(nb.text("cap.phrase.floor", phrase, fprov))
+    res.numbers += floor_block("cap", rows, df, sel, alpha, float(p["margin"]))
     return res
 
 

@@ -28,8 +28,9 @@ from slmbench.analysis.paired import Sides, block, paired
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG, scored
+from slmbench.analysis.topics.common import PKG, floor_block, model_info, scored
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 LEGACY = "legacy"
@@ -251,6 +252,14 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             row.update({"repeat_pairs": n_pairs, "divergent": divergent, "flips": outcome_flips})
         rows.append(row)
     res.tables["repeats"] = rows
+    swept: dict[str, list[float]] = {}
+    for row in rows:
+        swept.setdefault(str(row["model"]), []).append(float(row["temperature"]))  # type: ignore[arg-type]
+    sprov = nb.provenance(
+        "sorted", {"study": STUDY_ID, "suite": "capability", "protocol": FULL}, "temperatures per model"
+    )
+    sweep = {m: sorted(t) for m, t in swept.items() if len(t) > 1}
+    res.numbers.append(nb.text("proto.phrase.sweep", phrases.sweep_phrase(sweep), sprov))
     t0 = [r for r in rows if r.get("repeat_pairs")]
     pairs, divergent = sum(r["repeat_pairs"] for r in t0), sum(r["divergent"] for r in t0)
     dsel = {
@@ -303,6 +312,61 @@ def power(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         ]
 
 
+def holds(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -> None:
+    """Which headline results hold under both legacy and full and which move (first repeat at T=0 of each).
+
+    Per protocol: the base-model floor rule of the capability topic (``floor_block``: which instruction-tuned
+    models clear the best base model plus the margin), each instruction-tuned model against the best base model
+    paired by task (exact McNemar), and the order of the models by accuracy.
+    """
+    for protocol in (LEGACY, FULL):
+        rows_all = scored(condition_rows(trials, protocol))
+        df = rows_all[rows_all["repeat"] == 0]
+        prefix = f"proto.floor.{protocol}"
+        sel: dict[str, Any] = {"study": STUDY_ID, "suite": "capability", "protocol": protocol, "repeat": 0}
+        info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
+        rows: list[dict[str, Any]] = []
+        for model in info.index:
+            part = df[df["model"] == model]
+            rows.append(
+                {
+                    "model": model,
+                    "is_base": bool(info.loc[model, "is_base"]),
+                    "k": int(part["passed"].sum()),
+                    "n": len(part),
+                }
+            )
+        res.numbers += floor_block(prefix, rows, df, sel, alpha, margin)
+        base = [r for r in rows if r["is_base"]]
+        best_base = max(base, key=lambda r: r["k"] / r["n"] if r["n"] else 0.0)["model"] if base else None
+        for row in rows:
+            if row["is_base"] or best_base is None:
+                continue
+            mine = df[df["model"] == row["model"]].set_index("task_id")["passed"].astype(bool)
+            theirs = df[df["model"] == best_base].set_index("task_id")["passed"].astype(bool)
+            tasks = mine.index.intersection(theirs.index)
+            a, b = mine[tasks], theirs[tasks]
+            p_value = mcnemar_p(
+                int((a & b).sum()), int((a & ~b).sum()), int((~a & b).sum()), int((~a & ~b).sum())
+            )
+            prov = nb.provenance(
+                f"{PKG}.stats_tests.mcnemar_p",
+                selection_for(trials, df[df["model"].isin([row["model"], best_base])]["trial_id"], sel),
+                f"{row['model']} against the base model {best_base}, paired by task",
+                unit="pairs",
+            )
+            mkey = f"{prefix}.{nb.slug(row['model'])}"
+            res.numbers += [
+                nb.pvalue(f"{mkey}.vs-base.p", p_value, prov),
+                nb.count(f"{mkey}.vs-base.n.only-model", int((a & ~b).sum()), prov),
+                nb.count(f"{mkey}.vs-base.n.only-base", int((~a & b).sum()), prov),
+            ]
+        ranked = sorted(rows, key=lambda r: (-(r["k"] / r["n"] if r["n"] else 0.0), r["model"]))
+        order = ", ".join(f"{r['model']} ({r['k']}/{r['n']})" for r in ranked) or "no trials"
+        oprov = nb.provenance("sorted", sel, f"models by accuracy under {protocol}")
+        res.numbers.append(nb.text(f"{prefix}.order", order, oprov))
+
+
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """The protocol study's numbers and tables (see the module doc)."""
     p = with_defaults(params)
@@ -320,6 +384,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     attribution(res, trials, p["alpha"])
     repeats(res, trials, p["alpha"])
     power(res, trials, p["alpha"])
+    holds(res, trials, p["alpha"], float(p["margin"]))
     res.tables["per_task"] = per_task(trials)
     return res
 
