@@ -142,6 +142,17 @@ def test_failures(trials: pd.DataFrame) -> None:
     assert n["fail.n-changed"] == int((a != b).sum()) > 0
 
 
+def test_a_failure_share_selects_the_failures_it_is_a_share_of(trials: pd.DataFrame) -> None:
+    """``slmbench audit`` lists a share's selection: all failures of the instruct models (its denominator), with
+    the class it counts named apart, not only the failures of that class."""
+    res = get_topic("failures")(trials, None, {"bootstrap_seed": 1, "n_boot": 20})
+    share = next(x for x in res.numbers if x.key == "fail.share.transport")
+    picked = select_trials(trials, share.provenance["selection"])
+    fails = trials[(trials["outcome"] == "failure") & ~trials["is_base"].astype(bool)]
+    assert sorted(picked["trial_id"]) == sorted(fails["trial_id"])
+    assert share.provenance["params"]["counted"] == {"failure_class": "transport"}
+
+
 def test_temperature(trials: pd.DataFrame) -> None:
     n = _numbers("temperature", trials)
     assert n["temp.n.temperatures"] == 2

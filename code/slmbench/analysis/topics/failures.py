@@ -71,14 +71,14 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         for cls in CLASSES:
             key = f"fail.{name}.{nb.slug(cls)}"
             r = wilson_interval(int((pooled[column] == cls).sum()), len(pooled), alpha)
-            prov = nb.provenance(
-                WILSON, {**psel, column: cls}, f"share of instruct models' failures classed {cls}"
+            prov = nb.provenance(  # selects the failures the share is of; ``counted`` names its numerator
+                WILSON, psel, f"share of instruct models' failures classed {cls}", counted={column: cls}
             )
             res.numbers += nb.rate_numbers(key, r, prov, counts=False)
             for model, part in fails.groupby("model", sort=True):
                 v = float((part[column] == cls).mean()) if len(part) else math.nan
                 mprov = nb.provenance(
-                    "share", {**sel, column: cls, "model": model}, f"share of {model}'s failures"
+                    "share", {**sel, "model": model}, f"share of {model}'s failures", counted={column: cls}
                 )
                 res.numbers.append(nb.rate(f"{key}.{nb.slug(model)}", v, mprov))
                 rows.append(
