@@ -49,9 +49,9 @@ def main() -> None:
 
     config = load_config(args.config)
     items = load_task(args.task)
-    split = assign_split(args.task, items, config.seed)
+    split = assign_split(args.task, items, config.split_seed())
     sample = [it for it in items if split[it.id] == "test"][: args.items]
-    prompt = build_prompt(args.task, args.prompt, items, split, config.seed)
+    prompt = build_prompt(args.task, args.prompt, items, split, config.split_seed())
     print(f"task {args.task}, prompt {args.prompt}, {len(sample)} items x {args.repeats} repeats per path")
     print(
         f"{'model':<22} {'prefix tok':>10} {'cached it/s':>12} {'uncached it/s':>14} {'ratio':>7} {'max |diff|':>11}"

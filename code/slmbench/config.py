@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.vocab import (
     DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_SPLIT_SEED,
     ELIGIBILITY_TASKS,
     PROMPT_STYLES,
     EligibilityTask,
@@ -145,6 +146,9 @@ class EligibilityPlan(BaseModel):
     requantise: list[RequantType] = Field(default_factory=list, description="llama.cpp types of the variants")
     requantise_models: list[str] = Field(default_factory=list, description="empty: the same models")
     margin: float = Field(default=0.05, ge=0, lt=1, description="the stated margin over the baseline")
+    split_seed: int = Field(
+        default=DEFAULT_SPLIT_SEED, description="seeds the calibration/test split and the few-shot examples"
+    )
 
 
 class StudyConfig(BaseModel):
@@ -272,6 +276,10 @@ class StudyConfig(BaseModel):
                 if spec is None or spec.weights is None:
                     raise ValueError(f"eligibility.{where}: {name!r} is not a configured embedded model")
         return self
+
+    def split_seed(self) -> int:
+        """The eligibility study's split seed (its own, never the trials' ``seed``)."""
+        return self.eligibility.split_seed if self.eligibility else DEFAULT_SPLIT_SEED
 
     def eligibility_models(self) -> list[str]:
         """The models of the eligibility study (default: every model with embedded weights)."""

@@ -108,6 +108,10 @@ PromptStyle = Literal["terse", "rubric", "fewshot"]
 PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 """Prompt formulations of the eligibility study (``slmbench.eligibility.prompts``)."""
 
+DEFAULT_SPLIT_SEED = 20261129
+"""Seed of the eligibility study's calibration/test split and few-shot examples (config ``eligibility.split_seed``;
+every run header and the baselines file record it). Fixed once with the data sets: a new seed is a new split."""
+
 DEFAULT_BOOTSTRAP_SEED = 20260101
 """Seed of every bootstrap resampling where none is given (config.yaml states its ``bootstrap_seed``).
 

@@ -53,3 +53,15 @@ def test_trial_and_bootstrap_seeds_are_separate_keys():
     assert with_defaults({})["bootstrap_seed"] == DEFAULT_BOOTSTRAP_SEED
     with pytest.raises(ValueError, match="bootstrap_seed"):
         with_defaults({"seed": 1})
+
+
+def test_the_eligibility_split_has_its_own_seed():
+    """Changing the trials' seed leaves the eligibility split (and so every committed run's items) unchanged."""
+    from slmbench.vocab import DEFAULT_SPLIT_SEED
+
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    before = parse_config(data).split_seed()
+    data["seed"] += 1
+    assert parse_config(data).split_seed() == before == data["eligibility"]["split_seed"]
+    del data["eligibility"]["split_seed"]
+    assert parse_config(data).split_seed() == DEFAULT_SPLIT_SEED

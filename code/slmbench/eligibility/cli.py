@@ -118,7 +118,7 @@ def run(
     from slmbench.config import load_config
     from slmbench.eligibility.runner import run_task
 
-    seed = load_config(config_path).seed
+    seed = load_config(config_path).split_seed()
     items, split = _items(task, data_dir, bfcl_dir, seed)
     lm, identity = open_model(config_path, model, quant, weights, n_threads)
     try:
@@ -143,7 +143,7 @@ def baselines(config_path: Path, data_dir: Path, bfcl_dir: Path, out: Path) -> N
     from slmbench.config import load_config
     from slmbench.eligibility.baselines import BASELINE_NAMES, SCHEMA_VERSION, accuracy_on_test, predict
 
-    seed = load_config(config_path).seed
+    seed = load_config(config_path).split_seed()
     doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "split_seed": seed, "tasks": {}}
     for task in ELIGIBILITY_TASKS:
         items, split = _items(task, data_dir, bfcl_dir, seed)
