@@ -47,7 +47,7 @@ def study_figure(
     for ax, study in zip(axes, STUDIES, strict=True):
         if not draw_panel(ax, src, study, study.models(src)):
             no_data(ax, empty)
-        ax.set_title(study.label)
+        ax.set_title(study.label, pad=14 if polar else 6)  # a polar panel: clear of its top axis name
     if legend:
         shared_legend(fig, axes)
     fig.suptitle(title)

@@ -45,13 +45,14 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     ax.set_ylim(0, 1)
     ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"])
     ax.tick_params(axis="y", labelsize=6)
+    ax.tick_params(axis="x", pad=6)  # axis names clear of the outer circle
     ax.set_rlabel_position(36)  # type: ignore[attr-defined]  # between the first two axes, clear of their labels
-    ax.legend(loc="upper left", bbox_to_anchor=(1.08, 1.0), frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, fontsize=6, frameon=False)  # below: clear of the axes
     return True
 
 
 def draw(src: Source) -> Figure:
     """Each model's capability accuracy and dimension pass rates (the numbers of the paper's tables)."""
     return study_figure(
-        src, _panel, title="Capability and reliability profile", empty="no model", height=3.2, polar=True
+        src, _panel, title="Capability and reliability profile", empty="no model", height=4.4, polar=True
     )
