@@ -121,8 +121,8 @@ def _values(values: Iterable[Any]) -> Values:
 def _narrowing(wanted: pd.Series, candidates: pd.Series) -> Condition | None:
     """The shorter condition that keeps every value of ``wanted`` and drops the other ``candidates`` values:
     the values to keep or ``{"not": the values to drop}``; None when nothing would be dropped."""
-    keep = {_plain(v) for v in wanted}
-    drop = {_plain(v) for v in candidates} - keep
+    keep = {_plain(v) for v in wanted.unique()}  # distinct values first: a column has few of them
+    drop = {_plain(v) for v in candidates.unique()} - keep
     if not drop:
         return None
     return exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
@@ -144,13 +144,13 @@ def selection_for(
         ValueError: ``base`` leaves out one of the trials, or a trial id is not in the table.
     """
     sel: Selection = dict(base or {})
-    ids = set(trial_ids)
-    if not ids:
+    ids = pd.Index(trial_ids if isinstance(trial_ids, pd.Series | pd.Index) else list(trial_ids)).unique()
+    if ids.empty:
         return {**sel, "trial_id": []}
-    missing = ids - set(trials["trial_id"])
-    if missing:
-        raise ValueError(f"trials not in the table: {sorted(missing)[:3]}")
     target = trials["trial_id"].isin(ids)
+    if trials.loc[target, "trial_id"].nunique() < len(ids):
+        missing = ids.difference(trials["trial_id"])
+        raise ValueError(f"trials not in the table: {sorted(missing)[:3]}")
     current = selection_mask(trials, sel)
     if (target & ~current).any():
         raise ValueError(f"the base selection {dict(sel)!r} leaves out some of the trials")
