@@ -149,7 +149,7 @@ def selection_for(
         return {**sel, "trial_id": []}
     target = trials["trial_id"].isin(ids)
     if trials.loc[target, "trial_id"].nunique() < len(ids):
-        missing = ids.difference(trials["trial_id"])
+        missing = ids.difference(pd.Index(trials["trial_id"]))
         raise ValueError(f"trials not in the table: {sorted(missing)[:3]}")
     current = selection_mask(trials, sel)
     if (target & ~current).any():

@@ -47,7 +47,9 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     ax.tick_params(axis="y", labelsize=6)
     ax.tick_params(axis="x", pad=6)  # axis names clear of the outer circle
     ax.set_rlabel_position(36)  # type: ignore[attr-defined]  # between the first two axes, clear of their labels
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, fontsize=6, frameon=False)  # below: clear of the axes
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, fontsize=6, frameon=False
+    )  # below: clear of the axes
     return True
 
 
