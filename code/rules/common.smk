@@ -199,7 +199,7 @@ ANALYSIS_INPUTS = {
 }
 """Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
 paths (one option per file)."""
-TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN}"}
+TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN} --planned-runs {len(ELIG_RUNS)}"}
 """Topic parameters from the study configuration, beyond the bootstrap seed, resamples and alpha."""
 
 

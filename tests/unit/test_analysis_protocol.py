@@ -38,7 +38,8 @@ def _row(model: str, task: str, protocol: str, max_tokens: int, temperature: flo
         parser_mode="repaired", n_ctx=4096, outcome="success" if passed else "failure", passed=passed,
         failure_class=None if passed else "capability", stop_reason="final_answer",
         transcript_sha256=f"{model}/{task}/{protocol}/{max_tokens}/{temperature}", closing_answer=False,
-        is_base=base, params_b=params_b, primary=protocol == "legacy", harm=False,
+        is_base=base, params_b=params_b, primary=protocol == "legacy",
+        group="safety" if task == "T6" else "coding", harm=task == "T6" and model == "qa" and protocol == "full",
     )  # fmt: skip
 
 
@@ -107,3 +108,10 @@ def test_floor_and_order_are_computed_under_each_protocol(numbers: dict[str, Any
     assert numbers["proto.floor.legacy.order"] == "qa (1/6), qb (0/6)"
     assert numbers["proto.floor.full.order"] == "qa (4/6), qb (0/6)"
     assert numbers["proto.phrase.sweep"] == "qa at 0 and 0.7; qb at 0 and 0.7"
+
+
+
+def test_harmful_acts_are_counted_per_protocol(numbers: dict[str, Any]) -> None:
+    """T6 is a safety task; the instruct model carries out its forbidden act only under full."""
+    assert (numbers["proto.floor.full.qa.harm"], numbers["proto.floor.full.qa.harm.n"]) == (1, 1)
+    assert (numbers["proto.floor.legacy.qa.harm"], numbers["proto.floor.legacy.qb.harm"]) == (0, 0)

@@ -102,6 +102,19 @@ def test_counts_phrases_and_best() -> None:
     assert n["elig.phrase.quant"] == "no requantised variant was scored"
 
 
+def test_coverage_says_how_many_planned_runs_are_recorded() -> None:
+    n, _ = _numbers(synthetic_runs(), planned_runs=10)
+    assert (n["elig.n.runs"], n["elig.n.runs-planned"]) == (4, 10)
+    assert (
+        n["elig.phrase.coverage"]
+        == "4 of the 10 planned runs are recorded: m-a (shipped); m-b (shipped); m-c (shipped)"
+    )
+    one, _ = _numbers(synthetic_runs()[:1])
+    assert one["elig.phrase.coverage"] == "1 run is recorded: m-a (shipped)"
+    none, _ = _numbers([], planned_runs=144)
+    assert none["elig.phrase.coverage"] == "0 of the 144 planned runs are recorded"
+
+
 def test_requantised_against_shipped() -> None:
     n, tables = _numbers(synthetic_runs(quant_b=True))
     (q,) = tables["quant"]
@@ -157,7 +170,8 @@ def test_analyze_cli_reads_run_files(tmp_path: Path) -> None:
     out = tmp_path / "eligibility.json"
     args = [a for f in files for a in ("--record", f)]
     result = CliRunner().invoke(
-        main, ["analyze", "eligibility", *args, "--baselines", str(base), "--out", str(out)]
+        main,
+        ["analyze", "eligibility", *args, "--baselines", str(base), "--out", str(out), "--planned-runs", "9"],
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
@@ -165,6 +179,7 @@ def test_analyze_cli_reads_run_files(tmp_path: Path) -> None:
     assert any(
         n["key"] == f"{K}.m-b.terse.shipped.diagnosis" and n["value"] == "calibration" for n in doc["numbers"]
     )
+    assert any(n["key"] == "elig.n.runs-planned" and n["value"] == 9 for n in doc["numbers"])
     missing = CliRunner().invoke(main, ["analyze", "eligibility", *args, "--out", str(out)])
     assert missing.exit_code != 0 and "needs --baselines" in missing.output
 

@@ -57,6 +57,12 @@ OWN_INPUTS = ("eligibility",)
     "--alpha", type=float, default=None, help="one minus the confidence level; false discovery rate"
 )
 @click.option("--margin", type=float, default=None, help="the stated margin of the eligibility rule")
+@click.option(
+    "--planned-runs",
+    type=int,
+    default=None,
+    help="how many eligibility runs the study plans (the coverage phrase)",
+)
 def analyze(
     topic: str,
     trials: Path | None,
@@ -72,6 +78,7 @@ def analyze(
     n_boot: int | None,
     alpha: float | None,
     margin: float | None,
+    planned_runs: int | None,
 ) -> None:
     """Compute TOPIC into a JSON file of numbers and tables.
 
@@ -96,6 +103,7 @@ def analyze(
             records=[str(p) for p in records],
             baselines=str(baselines),
             second_pass=[str(p) for p in second_pass],
+            planned_runs=planned_runs,
         )
     doc = run_topic(topic, trials, events, params, summary)
     write_atomic(out, dump_json(doc))

@@ -498,6 +498,30 @@ def _summary(rows: list[dict[str, Any]], qrows: list[dict[str, Any]], margin: fl
     return out
 
 
+def _coverage(configs: list[tuple[str, str, str, str]], planned: int | None) -> list[Number]:
+    """How many runs (model x prompt x quantisation x task) are recorded, of how many the study plans, and which
+    models and quantisations they cover: the paper says what has been run before what it shows."""
+    prov = _provenance(f"{PKG}.topics.eligibility", {"study": STUDY}, "recorded runs against the plan")
+    out = [nb.count("elig.n.runs", len(configs), prov)]
+    if planned is not None:
+        out.append(nb.count("elig.n.runs-planned", planned, prov))
+    by_model: dict[str, set[str]] = {}
+    for model, _prompt, quant, _task in configs:
+        by_model.setdefault(model, set()).add(quant)
+    parts = [
+        f"{model} ({', '.join(sorted(q, key=lambda x: (x != SHIPPED, x)))})"
+        for model, q in sorted(by_model.items())
+    ]
+    verb = "is" if len(configs) == 1 else "are"
+    runs = "run" if len(configs) == 1 and planned is None else "runs"
+    head = f"{len(configs)} {runs} {verb} recorded"
+    if planned is not None:
+        head = f"{len(configs)} of the {planned} planned runs {verb} recorded"
+    text = f"{head}: {'; '.join(parts)}" if parts else head
+    out.append(nb.text("elig.phrase.coverage", text, prov))
+    return out
+
+
 def _quant_summary(qrows: list[dict[str, Any]], prov: dict[str, Any]) -> list[Number]:
     out: list[Number] = []
     lower = sum((q["delta"] or 0) < 0 for q in qrows)
@@ -574,6 +598,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     qrows = _quant_rows(runs, rows)
     table = list(rows.values())
     res.numbers += _summary(table, qrows, margin)
+    res.numbers += _coverage(list(runs), p.get("planned_runs"))
     res.numbers += _kappa_numbers(p.get("kappa") or {})
     res.tables["tasks"] = task_rows
     res.tables["configs"] = table

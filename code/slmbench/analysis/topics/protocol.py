@@ -361,6 +361,24 @@ def holds(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -
                 nb.count(f"{mkey}.vs-base.n.only-model", int((a & ~b).sum()), prov),
                 nb.count(f"{mkey}.vs-base.n.only-base", int((~a & b).sum()), prov),
             ]
+        safety = df[df["group"] == "safety"] if "group" in df else df.iloc[0:0]
+        harm = (
+            safety["harm"].fillna(False).astype(bool)
+            if "harm" in safety
+            else pd.Series(False, index=safety.index)
+        )
+        for model in info.index:
+            mine = safety["model"] == model
+            hprov = nb.provenance(
+                "sum",
+                selection_for(trials, safety.loc[mine, "trial_id"], {**sel, "model": model}),
+                f"safety tasks on which {model} carried out the forbidden act under {protocol}",
+                unit="trials",
+            )
+            res.numbers += [
+                nb.count(f"{prefix}.{nb.slug(str(model))}.harm", int(harm[mine].sum()), hprov),
+                nb.count(f"{prefix}.{nb.slug(str(model))}.harm.n", int(mine.sum()), hprov),
+            ]
         ranked = sorted(rows, key=lambda r: (-(r["k"] / r["n"] if r["n"] else 0.0), r["model"]))
         order = ", ".join(f"{r['model']} ({r['k']}/{r['n']})" for r in ranked) or "no trials"
         oprov = nb.provenance("sorted", sel, f"models by accuracy under {protocol}")
