@@ -24,7 +24,7 @@ from statsmodels.stats.power import NormalIndPower
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.paired import Sides, block, paired
+from slmbench.analysis.paired import Sides, block, cells, paired
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
@@ -339,16 +339,14 @@ def holds(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -
         res.numbers += floor_block(prefix, rows, df, sel, alpha, margin)
         base = [r for r in rows if r["is_base"]]
         best_base = max(base, key=lambda r: r["k"] / r["n"] if r["n"] else 0.0)["model"] if base else None
+        by_task = df.pivot_table(index="task_id", columns="model", values="passed", aggfunc="first")
         for row in rows:
             if row["is_base"] or best_base is None:
                 continue
-            mine = df[df["model"] == row["model"]].set_index("task_id")["passed"].astype(bool)
-            theirs = df[df["model"] == best_base].set_index("task_id")["passed"].astype(bool)
-            tasks = mine.index.intersection(theirs.index)
-            a, b = mine[tasks], theirs[tasks]
-            p_value = mcnemar_p(
-                int((a & b).sum()), int((a & ~b).sum()), int((~a & b).sum()), int((~a & ~b).sum())
-            )
+            both = by_task[[row["model"], best_base]].dropna().astype(bool)
+            pairs = pd.DataFrame({"p_pass": both[row["model"]], "o_pass": both[best_base]})
+            n_both, only_model, only_base, neither = cells(pairs)
+            p_value = mcnemar_p(n_both, only_model, only_base, neither)
             prov = nb.provenance(
                 f"{PKG}.stats_tests.mcnemar_p",
                 selection_for(trials, df[df["model"].isin([row["model"], best_base])]["trial_id"], sel),
@@ -358,8 +356,8 @@ def holds(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -
             mkey = f"{prefix}.{nb.slug(row['model'])}"
             res.numbers += [
                 nb.pvalue(f"{mkey}.vs-base.p", p_value, prov),
-                nb.count(f"{mkey}.vs-base.n.only-model", int((a & ~b).sum()), prov),
-                nb.count(f"{mkey}.vs-base.n.only-base", int((~a & b).sum()), prov),
+                nb.count(f"{mkey}.vs-base.n.only-model", only_model, prov),
+                nb.count(f"{mkey}.vs-base.n.only-base", only_base, prov),
             ]
         safety = df[df["group"] == "safety"] if "group" in df else df.iloc[0:0]
         harm = (
