@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 
 @dataclass(frozen=True)
@@ -24,20 +27,49 @@ class Cost:
         return self.log.read_text()
 
 
+def _tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants together (MB); 0 once it is gone."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0
+    for proc in procs:
+        try:
+            total += proc.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total / 2**20
+
+
 def run_module(module: str, args: list[str], cwd: Path, log: Path, *, code: Path) -> Cost:
     """Run ``python -m MODULE ARGS`` in ``cwd`` with ``code`` first on PYTHONPATH (stdout and stderr to
-    ``log``); its wall time and peak RSS (``wait4``). Exits with the log's tail when it fails."""
+    ``log``); its wall time and peak memory: the larger of the largest single process (``wait4``) and the
+    resident memory of the process with its worker processes together, sampled every 50 ms. Exits with the
+    log's tail when it fails."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), os.environ.get("PYTHONPATH", "")])}
     with log.open("w") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-m", module, *args], cwd=cwd, env=env, stdout=out, stderr=out
         )
+        tree_peak = [0.0]
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(0.05):
+                tree_peak[0] = max(tree_peak[0], _tree_rss_mb(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
+        done.set()
+        sampler.join()
     code_ = os.waitstatus_to_exitcode(status)
     if code_ != 0:
         sys.exit(
             f"{module} {' '.join(args[:3])} failed ({code_}) in {cwd}; see {log}:\n{log.read_text()[-3000:]}"
         )
-    return Cost(seconds, usage.ru_maxrss / 1024.0, log)
+    return Cost(seconds, max(usage.ru_maxrss / 1024.0, tree_peak[0]), log)

@@ -386,7 +386,7 @@ def topic_args(topic: str, study: dict[str, Any]) -> list[str]:
         "trials": ["data/processed/trials.parquet"],
         "events": ["data/processed/events.parquet"],
         "summary": ["data/processed/external_summary.parquet"],
-        "replay": ["data/processed/replay_strict.json"],
+        "replay": ["data/processed/replay_strict.parquet"],
         "control": ["data/processed/control.json"],
         "baselines": ["data/processed/eligibility_baselines.json"],
         "record": [],
@@ -415,38 +415,73 @@ def topic_args(topic: str, study: dict[str, Any]) -> list[str]:
 
 @dataclass
 class Row:
-    """What one size cost."""
+    """What one size cost: tidy and replay from nothing (every shard derived) and again after one shard
+    changed (the others' tables kept), and the topics."""
 
     n: int
     models: int
+    shards: int
     raw_mb: float
+    tidy_cold: Cost
+    replay_cold: Cost
     tidy: Cost
     replay: Cost
     topics: dict[str, Cost]
+
+    @property
+    def topics_s(self) -> float:
+        return sum(c.seconds for c in self.topics.values())
+
+    @property
+    def total_s(self) -> float:
+        """A rebuild after one shard changed: tidy, replay and every topic."""
+        return self.tidy.seconds + self.replay.seconds + self.topics_s
+
+    @property
+    def cold_s(self) -> float:
+        """A rebuild from nothing: every shard tidied and replayed, then every topic."""
+        return self.tidy_cold.seconds + self.replay_cold.seconds + self.topics_s
+
+    @property
+    def peak_mb(self) -> float:
+        return max([self.tidy.peak_mb, self.replay.peak_mb, *(c.peak_mb for c in self.topics.values())])
+
+
+def tidy_and_replay(study: dict[str, Any], root: Path, logs: Path, tag: str) -> tuple[Cost, Cost]:
+    """``slmbench tidy`` and ``slmbench replay --mode strict`` as the rules run them (the shard cache under
+    data/processed/cache, one worker per core)."""
+    cache = ["--cache-dir", "data/processed/cache", "--jobs", str(os.cpu_count() or 1)]
+    tidy = measure(
+        ["tidy", "--config", str(study["config"]), "--raw-dir", "data/raw",
+         "--external", "data/processed/external_trials.parquet",
+         "--out-trials", "data/processed/trials.parquet", "--out-events", "data/processed/events.parquet",
+         "--out-manifest", "data/processed/manifest.json", *cache],
+        root, logs / f"tidy_{tag}.log",
+    )  # fmt: skip
+    shards = [str(p.relative_to(root)) for p in study["shards"]]
+    replay = measure(
+        ["replay", *shards, "--mode", "strict", "--out", "data/processed/replay_strict.parquet", *cache],
+        root, logs / f"replay_{tag}.log",
+    )  # fmt: skip
+    return tidy, replay
 
 
 def run_size(
     n: int, root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]], inputs: Path, topics: list[str]
 ) -> Row:
-    """Synthesize N records under ``root``, then tidy, replay and analyse them as the rules do."""
+    """Synthesize N records under ``root``; tidy and replay them from nothing, then again after one shard
+    changed (its modification time moved on, so its kept tables no longer apply), then analyse them."""
     shutil.copytree(inputs, root)
     study = synthesize(root, n, base)
     raw_mb = sum(p.stat().st_size for p in study["shards"]) / 1e6
     logs = root / "logs"
-    tidy = measure(
-        ["tidy", "--config", str(study["config"]), "--raw-dir", "data/raw",
-         "--external", "data/processed/external_trials.parquet",
-         "--out-trials", "data/processed/trials.parquet", "--out-events", "data/processed/events.parquet",
-         "--out-manifest", "data/processed/manifest.json"],
-        root, logs / "tidy.log",
-    )  # fmt: skip
-    shards = [str(p.relative_to(root)) for p in study["shards"]]
-    replay = measure(
-        ["replay", *shards, "--mode", "strict", "--out", "data/processed/replay_strict.json"],
-        root, logs / "replay.log",
-    )  # fmt: skip
+    tidy_cold, replay_cold = tidy_and_replay(study, root, logs, "cold")
+    changed = study["shards"][len(study["shards"]) // 2]
+    stat = changed.stat()
+    os.utime(changed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    tidy, replay = tidy_and_replay(study, root, logs, "warm")
     costs = {t: measure(topic_args(t, study), root, logs / f"analyze_{t}.log") for t in topics}
-    return Row(n, study["models"], raw_mb, tidy, replay, costs)
+    return Row(n, study["models"], len(study["shards"]), raw_mb, tidy_cold, replay_cold, tidy, replay, costs)
 
 
 def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
@@ -463,23 +498,31 @@ def report(rows: list[Row], topics: list[str], startup: Cost) -> None:
     )
     print(f"target: N={TARGET_N:,} tidy + replay + topics under {TARGET_S:.0f} s and {TARGET_MB / 1024:.0f} GB "
           "peak memory; near-linear growth (slope about 1.0)")  # fmt: skip
-    head = f"{'N':>9} {'models':>6} {'raw MB':>8} | {'tidy s':>7} {'tidy MB':>8} | {'replay s':>8} {'replay MB':>9} "
-    print(head + f"| {'topics s':>8} {'topics MB':>9} | {'total s':>7}")
+    print(
+        "cold: every shard tidied and replayed from nothing; warm: one shard changed, the others' tables kept"
+    )
+    head = f"{'N':>9} {'shards':>6} {'raw MB':>7} | {'cold tidy s':>11} {'replay s':>8} | {'tidy s':>6} {'MB':>5} "
+    print(
+        head
+        + f"| {'replay s':>8} {'MB':>5} | {'topics s':>8} {'MB':>5} | {'warm total s':>12} {'cold total s':>12}"
+    )
     for r in rows:
-        ts = sum(c.seconds for c in r.topics.values())
         tm = max((c.peak_mb for c in r.topics.values()), default=0.0)
-        total = r.tidy.seconds + r.replay.seconds + ts
-        print(f"{r.n:>9,} {r.models:>6} {r.raw_mb:>8.1f} | {r.tidy.seconds:>7.1f} {r.tidy.peak_mb:>8.0f} | "
-              f"{r.replay.seconds:>8.1f} {r.replay.peak_mb:>9.0f} | {ts:>8.1f} {tm:>9.0f} | {total:>7.1f}")  # fmt: skip
+        print(f"{r.n:>9,} {r.shards:>6} {r.raw_mb:>7.0f} | {r.tidy_cold.seconds:>11.1f} {r.replay_cold.seconds:>8.1f} | "
+              f"{r.tidy.seconds:>6.1f} {r.tidy.peak_mb:>5.0f} | {r.replay.seconds:>8.1f} {r.replay.peak_mb:>5.0f} | "
+              f"{r.topics_s:>8.1f} {tm:>5.0f} | {r.total_s:>12.1f} {r.cold_s:>12.1f}")  # fmt: skip
+    print("cold peak MB (tidy, replay): " + ", ".join(
+        f"N={r.n:,}: {r.tidy_cold.peak_mb:.0f}, {r.replay_cold.peak_mb:.0f}" for r in rows))  # fmt: skip
     for a, b in zip(rows, rows[1:], strict=False):
         parts = {
+            "cold tidy": (a.tidy_cold.seconds, b.tidy_cold.seconds),
             "tidy": (a.tidy.seconds, b.tidy.seconds),
             "replay": (a.replay.seconds, b.replay.seconds),
-            "topics": (sum(c.seconds for c in a.topics.values()), sum(c.seconds for c in b.topics.values())),
+            "topics": (a.topics_s, b.topics_s),
         }
         text = ", ".join(f"{k} {slope((a.n, x), (b.n, y)):.2f}" for k, (x, y) in parts.items())
         print(f"slope {a.n:,} -> {b.n:,}: {text}")
-        starts = {"tidy": 1, "replay": 1, "topics": len(topics)}
+        starts = {"cold tidy": 1, "tidy": 1, "replay": 1, "topics": len(topics)}
         text = ", ".join(
             f"{k} {slope((a.n, x - starts[k] * startup.seconds), (b.n, y - starts[k] * startup.seconds)):.2f}"
             for k, (x, y) in parts.items()
@@ -490,12 +533,10 @@ def report(rows: list[Row], topics: list[str], startup: Cost) -> None:
     for t in topics:
         cells = " ".join(f"{r.topics[t].seconds:>9.2f} ({r.topics[t].peak_mb:>4.0f})" for r in rows)
         print(f"{t:>12} {cells}")
-    big = [r for r in rows if r.n >= TARGET_N]
-    for r in big:
-        total = r.tidy.seconds + r.replay.seconds + sum(c.seconds for c in r.topics.values())
-        peak = max([r.tidy.peak_mb, r.replay.peak_mb, *(c.peak_mb for c in r.topics.values())])
-        verdict = "meets" if total < TARGET_S and peak < TARGET_MB else "misses"
-        print(f"\nN={r.n:,}: {total:.0f} s, peak {peak:.0f} MB: {verdict} the target")
+    for r in (r for r in rows if r.n >= TARGET_N):
+        verdict = "meets" if r.total_s < TARGET_S and r.peak_mb < TARGET_MB else "misses"
+        print(f"\nN={r.n:,}: {r.total_s:.0f} s after one shard changed, peak {r.peak_mb:.0f} MB: {verdict} the "
+              f"target; from nothing {r.cold_s:.0f} s")  # fmt: skip
 
 
 def too_big(n: int, done: list[Row], startup: Cost, where: Path) -> str | None:
@@ -504,13 +545,13 @@ def too_big(n: int, done: list[Row], startup: Cost, where: Path) -> str | None:
     if not done:
         return None
     last = done[-1]
-    peak = max([last.tidy.peak_mb, last.replay.peak_mb, *(c.peak_mb for c in last.topics.values())])
+    peak = max(last.peak_mb, last.tidy_cold.peak_mb, last.replay_cold.peak_mb)
     need_mb = startup.peak_mb + max(0.0, peak - startup.peak_mb) / last.n * n
     free_mb = psutil.virtual_memory().available / 2**20
     if need_mb > 0.9 * free_mb:
         return (f"the largest step would need about {need_mb / 1024:.1f} GB (extrapolated from N={last.n:,}); "
                 f"{free_mb / 1024:.1f} GB are available")  # fmt: skip
-    disk_mb = 1.5 * last.raw_mb / last.n * n  # the raw shards and the tables derived from them
+    disk_mb = 2.0 * last.raw_mb / last.n * n  # the raw shards, the kept shard tables and the merged ones
     free_disk = shutil.disk_usage(where).free / 1e6
     if disk_mb > 0.9 * free_disk:
         return f"it would write about {disk_mb / 1e3:.1f} GB; {free_disk / 1e3:.1f} GB are free under {where}"
@@ -554,8 +595,9 @@ def main() -> None:
                 shutil.rmtree(root)
             rows.append(run_size(n, root, base, inputs, topics))
             r = rows[-1]
-            print(f"N={n:,}: {r.models} models, {r.raw_mb:.0f} MB raw; tidy {r.tidy.seconds:.1f} s, "
-                  f"topics {sum(c.seconds for c in r.topics.values()):.1f} s", flush=True)  # fmt: skip
+            print(f"N={n:,}: {r.models} models, {r.raw_mb:.0f} MB raw; from nothing tidy {r.tidy_cold.seconds:.1f} s, "
+                  f"replay {r.replay_cold.seconds:.1f} s; one shard changed: tidy {r.tidy.seconds:.1f} s, replay "
+                  f"{r.replay.seconds:.1f} s; topics {r.topics_s:.1f} s", flush=True)  # fmt: skip
             if not args.keep:
                 shutil.rmtree(root)
         report(rows, topics, startup)

@@ -23,13 +23,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from slmbench.config import load_config
 from slmbench.harness import records as rec
 from slmbench.harness.ledger import RawRecordError, iter_records
 from slmbench.tidy import trial_row
 
 SHM = "/dev/shm"  # a memory file system: the loop measures the loader, not the disk
-CONFIG = Path(__file__).resolve().parents[1] / "config.yaml"
 JUNK: list[Any] = [
     None, True, 0, -1, 1.5, 1e308, "", "x", "é\u200b🙂", "\ud800", [], {}, [1, "a"], {"k": None},
     "success", "failure", "infra_error", "end", "model_request", "tool_call", "capability", "native", "strict",
@@ -142,7 +140,6 @@ def main() -> int:
     )
     opts = cli.parse_args()
     rng = random.Random(opts.seed)
-    config = load_config(CONFIG)
     outcomes: list[rec.Outcome] = ["success", "failure", "infra_error"]
     lines = [
         base_record(f"slmbench/m/capability/IR-1/original/T0/native/repaired/r{i}", outcome)
@@ -174,7 +171,7 @@ def main() -> int:
             counts["accepted"] += 1
             for record in loaded:
                 try:
-                    trial_row(record, config, str(path), 1)
+                    trial_row(record, str(path), 1)
                 except Exception as exc:
                     untabulated[type(exc).__name__] += 1
         elapsed = time.perf_counter() - start

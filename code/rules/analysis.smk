@@ -26,11 +26,15 @@ rule replay_strict:
     input:
         shards=recorded_shards,
     output:
-        "data/processed/replay_strict.json",
+        REPLAY,
+    params:
+        cache=SHARD_CACHE,
+    threads: workflow.cores
     log:
         "logs/analysis/replay_strict.log",
     shell:
-        "slmbench replay {input.shards} --mode strict --out {output} > {log} 2>&1"
+        "slmbench replay {input.shards} --mode strict --out {output} --cache-dir {params.cache} --jobs {threads}"
+        " > {log} 2>&1"
 
 
 rule positive_control:
@@ -88,7 +92,7 @@ rule verify:
         shards=recorded_shards,
         external="data/processed/external_trials.parquet",
         summary="data/processed/external_summary.parquet",
-        replay="data/processed/replay_strict.json",
+        replay=REPLAY,
         control=f"{PROCESSED}/control.json",
         baselines=str(BASELINES),
         config="config.yaml",
@@ -96,10 +100,12 @@ rule verify:
     params:
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
         values=figure_values_options,
+    threads: workflow.cores
     log:
         "logs/analysis/verify.log",
     shell:
         "tmp=$(mktemp -d) && slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
+        " --jobs {threads}"
         " --out-trials $tmp/trials.parquet --out-events $tmp/events.parquet --out-manifest $tmp/manifest.json"
         " > {log} 2>&1 && slmbench verify --trials $tmp/trials.parquet --events $tmp/events.parquet"
         " --summary {input.summary} --generated {params.generated} {params.values} >> {log} 2>&1; status=$?;"

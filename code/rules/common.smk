@@ -27,6 +27,8 @@ SUITE_PATTERN = "|".join(SUITES)
 SCAFFOLD_PATTERN = "|".join(scaffold_names())
 MODE_PATTERN = "|".join(PARSER_MODES)
 PROCESSED = "data/processed"
+SHARD_CACHE = f"{PROCESSED}/cache"  # each raw shard's tidy tables and replay, kept while shard and package hold
+REPLAY = f"{PROCESSED}/replay_strict.parquet"
 ANALYSIS_CODE = sorted(
     [str(p) for p in Path("code/slmbench/analysis").glob("*.py")]
     + [f"code/slmbench/analysis/topics/{name}.py" for name in ("common", "breakdowns")]
@@ -191,7 +193,7 @@ ANALYSIS_INPUTS = {
     "trials": f"{PROCESSED}/trials.parquet",
     "events": f"{PROCESSED}/events.parquet",
     "summary": f"{PROCESSED}/external_summary.parquet",
-    "replay": f"{PROCESSED}/replay_strict.json",
+    "replay": REPLAY,
     "control": f"{PROCESSED}/control.json",
     "baselines": str(BASELINES),
     "record": elig_recorded_runs,

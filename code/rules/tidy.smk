@@ -24,8 +24,12 @@ rule tidy:
         trials="data/processed/trials.parquet",
         events="data/processed/events.parquet",
         manifest="data/processed/manifest.json",
+    params:
+        cache=SHARD_CACHE,
+    threads: workflow.cores
     log:
         "logs/tidy.log",
     shell:
         "slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
-        " --out-trials {output.trials} --out-events {output.events} --out-manifest {output.manifest} 2> {log}"
+        " --out-trials {output.trials} --out-events {output.events} --out-manifest {output.manifest}"
+        " --cache-dir {params.cache} --jobs {threads} 2> {log}"

@@ -1,5 +1,11 @@
 """``slmbench tidy``: raw shards (and imported external trials) → trials.parquet, events.parquet, manifest.json.
 
+Each shard is validated and judged on its own (``shard_tables``: nothing in it depends on the config), in
+parallel and kept per shard when a cache folder is given (``slmbench.harness.shard_cache``); the merge then adds what
+the config decides (a configured model's size and kind, which trials ran in the primary condition), checks
+that no trial id appears twice, and sorts. ``events.parquet`` holds the tool calls and refusals of every trial
+(what the analysis counts); every other event stays in the raw record.
+
 A corrupt or schema-invalid raw line stops the build with ``file:line`` and the reason.
 """
 
@@ -7,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -18,6 +25,7 @@ from slmbench.config import StudyConfig, load_config
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import source_sha256
 from slmbench.harness.ledger import RawRecordError, iter_records
+from slmbench.harness.shard_cache import ShardCache, Tables, map_shards
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
@@ -76,14 +84,46 @@ RECORD_COLUMNS = [
     "criteria",
     "transcript_sha256",
 ]
+AUDIT_COLUMNS = (
+    "criteria",
+    "source_file",
+    "source_line",
+    "check_sha256",
+    "state_source",
+    "recorded_outcome",
+    "rescored",
+    "derived_from_rate",
+    "seed",
+    "partial",
+    "answer_channel",
+    "n_stuck",
+    "turns",
+    "n_tool_calls",
+    "n_refusals",
+)
+"""Columns kept to audit a trial (where its record is, how it was judged); no statistic reads them, so the
+analysis topics leave them unread."""
 _DIMENSIONS = set(DIMENSIONS)
-EVENT_COLUMNS = ["trial_id", "seq", "type", "turn", "t", "name", "code", "surface", "parser_mode", "payload"]
+EVENT_COLUMNS = [
+    "trial_id",
+    "seq",
+    "type",
+    "turn",
+    "name",
+    "code",
+    "surface",
+    "parser_mode",
+    "repairs",
+    "arguments",
+]
+EVENT_TYPES = (rec.ToolCallEvent, rec.RefusalEvent)
+"""The events ``events.parquet`` keeps: tool calls and refusals."""
 
 
-def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: int) -> dict[str, Any]:
-    """One tidy row for one raw trial record, judged again from the record with today's checks."""
+def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]:
+    """One tidy row for one raw trial record, judged again from the record with today's checks. A model's
+    size and kind come from the record's fingerprint; the merge replaces them by the config's."""
     end = next(e for e in reversed(record.events) if isinstance(e, rec.EndEvent))
-    spec = config.models.get(record.model)
     answer_event = next((e for e in record.events if isinstance(e, rec.FinalAnswerEvent)), None)
     try:
         scored = rescore_record(record)
@@ -103,8 +143,8 @@ def trial_row(record: rec.TrialRecord, config: StudyConfig, source: str, line: i
         "dimension": record.group if record.group in _DIMENSIONS and record.suite == "reliability" else None,
         "variant": record.variant,
         "model": record.model,
-        "params_b": spec.params_b if spec else record.fingerprint.get("params_b"),
-        "is_base": (not spec.instruct) if spec else not bool(record.fingerprint.get("instruct", True)),
+        "params_b": record.fingerprint.get("params_b"),
+        "is_base": not bool(record.fingerprint.get("instruct", True)),
         "temperature": record.temperature,
         "seed": record.seed,
         "repeat": record.repeat,
@@ -155,25 +195,47 @@ def transcript_sha256(responses: list[rec.ModelResponse]) -> str:
 
 
 def event_rows(record: rec.TrialRecord) -> list[dict[str, Any]]:
-    """One tidy row per event of a trial."""
+    """One tidy row per tool call or refusal of a trial (``seq``: its place among all the record's events)."""
     rows = []
     for seq, event in enumerate(record.events):
-        data = event.model_dump()
+        if not isinstance(event, EVENT_TYPES):
+            continue
         rows.append(
             {
                 "trial_id": record.trial_id,
                 "seq": seq,
-                "type": data["type"],
-                "turn": data.get("turn"),
-                "t": data["t"],
-                "name": data.get("name"),
-                "code": data.get("code"),
-                "surface": data.get("surface"),
-                "parser_mode": data.get("parser_mode"),
-                "payload": json.dumps(data, sort_keys=True, default=str),
+                "type": event.type,
+                "turn": event.turn,
+                "name": event.name,
+                "code": getattr(event, "code", None),
+                "surface": getattr(event, "surface", None),
+                "parser_mode": getattr(event, "parser_mode", None),
+                "repairs": json.dumps(event.repairs),
+                "arguments": json.dumps(event.arguments, sort_keys=True, default=str),
             }
         )
     return rows
+
+
+def shard_tables(path: Path, source: str) -> Tables:
+    """One shard's trial rows, event rows and its manifest entry (``meta``: path, sha256, records).
+
+    Raises:
+        RawRecordError: A bad line, a trial twice in the shard, or a trial its checks cannot judge.
+    """
+    columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
+    trial_values, event_values = itemgetter(*columns), itemgetter(*EVENT_COLUMNS)
+    trials: list[tuple[Any, ...]] = []
+    events: list[tuple[Any, ...]] = []
+    for line, record in iter_records(path):
+        trials.append(trial_values(trial_row(record, source, line)))
+        events.extend(map(event_values, event_rows(record)))
+    meta = pd.DataFrame([{"path": source, "sha256": sha256_file(path), "n_records": len(trials)}])
+    return {
+        "trials": pd.DataFrame(trials, columns=columns),
+        "events": pd.DataFrame(events, columns=EVENT_COLUMNS),
+        "meta": meta,
+    }
 
 
 def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
@@ -193,6 +255,37 @@ def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     )
 
 
+def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
+    """A configured model's size and kind (base or instruction-tuned) from the config; ``primary``."""
+    sizes = {m: spec.params_b for m, spec in config.models.items()}
+    bases = {m: not spec.instruct for m, spec in config.models.items()}
+    known = frame["model"].isin(list(sizes))
+    frame["params_b"] = frame["model"].map(sizes).where(known, frame["params_b"]).astype(float)
+    frame["is_base"] = frame["model"].map(bases).where(known, frame["is_base"]).astype(bool)
+    frame["primary"] = _primary(frame, config)
+    return frame
+
+
+def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+    """The non-empty frames one under the other (the columns alone when there are none)."""
+    full = [f for f in frames if not f.empty]
+    return pd.concat(full, ignore_index=True) if full else pd.DataFrame(columns=columns)
+
+
+def _no_duplicates(frame: pd.DataFrame) -> None:
+    """Raises RawRecordError naming both places of a trial id that two shards hold."""
+    twice = frame["trial_id"].duplicated(keep=False)
+    if twice.any():
+        rows = frame.loc[twice, ["trial_id", "source_file", "source_line"]].sort_values(
+            ["trial_id", "source_file"]
+        )
+        first, second = rows.iloc[0], rows.iloc[1]
+        raise RawRecordError(
+            f"{second['source_file']}:{second['source_line']}: trial {second['trial_id']} also in "
+            f"{first['source_file']}:{first['source_line']}"
+        )
+
+
 def raw_shards(raw_dir: Path) -> list[Path]:
     """Every trial shard under the raw directory, sorted (the eligibility study's runs, in their own folder and
     format, are not trial records)."""
@@ -200,36 +293,26 @@ def raw_shards(raw_dir: Path) -> list[Path]:
 
 
 def tidy_tables(
-    shards: list[Path], config: StudyConfig, external: Path | None, root: Path
+    shards: list[Path],
+    config: StudyConfig,
+    external: Path | None,
+    root: Path,
+    cache_dir: Path | None = None,
+    jobs: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Build the trial and event tables and the manifest of raw inputs."""
-    # Rows are kept as tuples in column order until the frames are built: a dict per row costs several times
-    # the memory, and a study has about ten events per trial.
+    """Build the trial and event tables and the manifest of raw inputs (shards derived in up to ``jobs``
+    processes, and kept under ``cache_dir`` when given)."""
+    named = [(p, str(p.relative_to(root)) if p.is_relative_to(root) else str(p)) for p in shards]
+    parts = map_shards(
+        named, shard_tables, ("trials", "events", "meta"), ShardCache.at(cache_dir, "tidy"), jobs
+    )
     columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
-    trial_values, event_values = itemgetter(*columns), itemgetter(*EVENT_COLUMNS)
-    trials: list[tuple[Any, ...]] = []
-    events: list[tuple[Any, ...]] = []
-    manifest_files = []
-    seen: dict[str, str] = {}
-    for path in shards:
-        source = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-        count = 0
-        for line, record in iter_records(path):
-            if record.trial_id in seen:
-                raise RawRecordError(
-                    f"{source}:{line}: trial {record.trial_id} also in {seen[record.trial_id]}"
-                )
-            seen[record.trial_id] = f"{source}:{line}"
-            row = trial_row(record, config, source, line)
-            trials.append(trial_values(row))
-            events.extend(map(event_values, event_rows(record)))
-            count += 1
-        manifest_files.append({"path": source, "sha256": sha256_file(path), "n_records": count})
-    event_frame = pd.DataFrame(events, columns=EVENT_COLUMNS)
-    del events  # each list is let go once its frame holds the rows
-    frame = pd.DataFrame(trials, columns=columns)
-    del trials
-    frame["primary"] = _primary(frame, config)
+    frame = _concat([p["trials"] for p in parts], columns)
+    event_frame = _concat([p["events"] for p in parts], EVENT_COLUMNS)
+    manifest_files = [row for p in parts for row in p["meta"].to_dict("records")]
+    del parts
+    _no_duplicates(frame)
+    frame = apply_config(frame, config)
     if external is not None:
         ext = pd.read_parquet(external)
         missing = set(TRIAL_COLUMNS) - set(ext.columns)
@@ -270,6 +353,15 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
 @click.option("--out-trials", type=click.Path(path_type=Path), required=True)
 @click.option("--out-events", type=click.Path(path_type=Path), required=True)
 @click.option("--out-manifest", type=click.Path(path_type=Path), required=True)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Keep each shard's tables here and reuse them while the shard and the package are unchanged.",
+)
+@click.option(
+    "--jobs", type=int, default=os.cpu_count() or 1, show_default="all cores", help="Worker processes."
+)
 def tidy(
     config_path: str,
     raw_dir: Path,
@@ -277,11 +369,15 @@ def tidy(
     out_trials: Path,
     out_events: Path,
     out_manifest: Path,
+    cache_dir: Path | None,
+    jobs: int,
 ) -> None:
     """Validate every raw shard and write the tidy tables."""
     config = load_config(config_path)
     try:
-        trials, events, manifest = tidy_tables(raw_shards(raw_dir), config, external, Path.cwd())
+        trials, events, manifest = tidy_tables(
+            raw_shards(raw_dir), config, external, Path.cwd(), cache_dir=cache_dir, jobs=jobs
+        )
     except RawRecordError as exc:
         raise click.ClickException(str(exc)) from None
     _write_parquet(trials, out_trials)

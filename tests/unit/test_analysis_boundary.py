@@ -78,16 +78,13 @@ def make_trials() -> pd.DataFrame:
 def make_events() -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for i, (trial, surface, repairs) in enumerate(CALLS):
-        payload = {"type": "tool_call", "surface": surface, "repairs": repairs, "arguments": {"x": 1}}
         mode = TRIALS[trial][3]
-        rows.append({"trial_id": trial, "seq": i, "type": "tool_call", "turn": 1, "t": 0.1, "name": "calculator",
-                     "code": None, "surface": surface, "parser_mode": mode, "payload": json.dumps(payload)})  # fmt: skip
+        rows.append({"trial_id": trial, "seq": i, "type": "tool_call", "turn": 1, "name": "calculator",
+                     "code": None, "surface": surface, "parser_mode": mode, "repairs": json.dumps(repairs),
+                     "arguments": json.dumps({"x": 1})})  # fmt: skip
     for i, (trial, code) in enumerate(REFUSALS):
-        payload = {"type": "refusal", "code": code, "reason": "r"}
-        rows.append({"trial_id": trial, "seq": 100 + i, "type": "refusal", "turn": 1, "t": 0.2, "name": None,
-                     "code": code, "surface": None, "parser_mode": None, "payload": json.dumps(payload)})  # fmt: skip
-    rows.append({"trial_id": "t1", "seq": 200, "type": "end", "turn": None, "t": 1.0, "name": None,
-                 "code": None, "surface": None, "parser_mode": None, "payload": "{}"})  # fmt: skip
+        rows.append({"trial_id": trial, "seq": 100 + i, "type": "refusal", "turn": 1, "name": None,
+                     "code": code, "surface": None, "parser_mode": None, "repairs": "[]", "arguments": "null"})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -99,6 +96,15 @@ def make_replay(mode: str = "strict") -> dict[str, Any]:
         for t, m, turn, ra, pa in REPLAY_ROWS
     ]  # fmt: skip
     return {"mode": mode, "n_responses": len(rows), "per_model": {}, "rows": rows}
+
+
+def replay_file(path: Path, mode: str = "strict") -> Path:
+    """The replay as ``slmbench replay`` writes it (parquet; codes and repairs as JSON lists)."""
+    frame = pd.DataFrame(make_replay(mode)["rows"])
+    for column in ("replay_codes", "replay_repairs"):
+        frame[column] = frame[column].map(json.dumps)
+    frame.to_parquet(path, index=False)
+    return path
 
 
 def _values(
@@ -166,8 +172,8 @@ def test_refusal_code_shares() -> None:
 
 
 def test_strict_replay_lost_calls_and_trials(tmp_path: Path) -> None:
-    path = tmp_path / "replay.json"
-    path.write_text(json.dumps(make_replay()))
+    path = tmp_path / "replay.parquet"
+    replay_file(path)
     vals, tables = _values({"replay": str(path)})
     assert vals["boundary.strict.replayed"] == "yes"
     assert vals["boundary.strict.n.unmatched"] == 3
@@ -208,22 +214,24 @@ def test_same_keys_whatever_the_data() -> None:
     assert get_topic("boundary") is compute
 
 
-def test_replay_of_the_wrong_mode_is_refused() -> None:
+def test_replay_of_the_wrong_mode_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="mode 'strict'"):
         _values({"replay": make_replay("repaired")})
+    with pytest.raises(ValueError, match="mode 'strict'"):
+        _values({"replay": str(replay_file(tmp_path / "replay.parquet", "repaired"))})
 
 
 def test_cli_accepts_replay(tmp_path: Path) -> None:
     make_trials().to_parquet(tmp_path / "trials.parquet")
     make_events().to_parquet(tmp_path / "events.parquet")
-    (tmp_path / "replay.json").write_text(json.dumps(make_replay()))
+    replay_file(tmp_path / "replay.parquet")
     out = tmp_path / "boundary.json"
     args = ["boundary", "--trials", str(tmp_path / "trials.parquet"), "--events", str(tmp_path / "events.parquet"),
-            "--replay", str(tmp_path / "replay.json"), "--out", str(out)]  # fmt: skip
+            "--replay", str(tmp_path / "replay.parquet"), "--out", str(out)]  # fmt: skip
     res = CliRunner().invoke(analyze, args)
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text())
-    assert doc["params"]["replay"] == str(tmp_path / "replay.json")
+    assert doc["params"]["replay"] == str(tmp_path / "replay.parquet")
     nums = {n["key"]: n["text"] for n in doc["numbers"]}
     assert nums["boundary.strict.lost"] == "80.0\\%"
     assert nums["boundary.strict.trials-all-lost.k"] == "2"
@@ -248,7 +256,7 @@ def test_figure_reads_the_topic_and_says_no_data_without_it(
 ) -> None:
     trials = make_trials()
     res = compute(trials, make_events(), {**PARAMS, "replay": make_replay()})
-    topic = write_topic(tmp_path / "boundary.json", "boundary", res)
+    topic = write_topic(tmp_path / "boundary.json", "boundary", res, trials)
     models = [{"model": m, "params_b": p, "is_base": False} for m, p in (("a:1b", 1.0), ("b:3b", 3.0))]
     capability = tmp_path / "capability.json"
     capability.write_text(json.dumps({"topic": "capability", "numbers": [], "tables": {"models": models}}))

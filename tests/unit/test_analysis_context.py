@@ -79,7 +79,7 @@ def test_without_a_smaller_window_every_pooled_key_is_still_emitted() -> None:
 
 def test_figure_and_table(tmp_path: Path) -> None:
     res = compute(trials(), None, PARAMS)
-    topic = write_topic(tmp_path / "context.json", "context", res)
+    topic = write_topic(tmp_path / "context.json", "context", res, trials())
     assert draw_figure("context_cap", {"context": topic}, tmp_path / "fig.pdf")
     assert (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
     tex = render_table("context", json.loads(topic.read_text()))

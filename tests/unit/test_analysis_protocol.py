@@ -110,7 +110,6 @@ def test_floor_and_order_are_computed_under_each_protocol(numbers: dict[str, Any
     assert numbers["proto.phrase.sweep"] == "qa at 0 and 0.7; qb at 0 and 0.7"
 
 
-
 def test_harmful_acts_are_counted_per_protocol(numbers: dict[str, Any]) -> None:
     """T6 is a safety task; the instruct model carries out its forbidden act only under full."""
     assert (numbers["proto.floor.full.qa.harm"], numbers["proto.floor.full.qa.harm.n"]) == (1, 1)

@@ -118,7 +118,7 @@ def test_headline_topics_ignore_comparison_shards() -> None:
 
 def test_figure_and_table(tmp_path: Path) -> None:
     res = compute(trials(), None, PARAMS)
-    topic = write_topic(tmp_path / "scaffold.json", "scaffold", res)
+    topic = write_topic(tmp_path / "scaffold.json", "scaffold", res, trials())
     values = draw_figure("scaffold_comparison", {"scaffold": topic}, tmp_path / "fig.pdf")
     assert (tmp_path / "fig.pdf").read_bytes().startswith(b"%PDF")
     assert values["scaf.model.a-1b.other.acc"] == pytest.approx(4 / 6)

@@ -186,3 +186,30 @@ def test_robustness_selects_the_perturbed_runs_only(trials: pd.DataFrame) -> Non
     assert set(rows["variant"]) == {"paraphrase", "typos"}
     flips = numbers["rel.rob.flip-rate.big-7b"].provenance
     assert flips["unit"] == "pairs" and len(select_trials(trials, flips["selection"])) == 8 + 4
+
+
+def test_no_statistic_reads_an_audit_column(tmp_path) -> None:
+    """The topics read the trials without ``AUDIT_COLUMNS``: no topic or figure module may name one (the
+    topic registry's ``seed`` is a parameter; the appendix reads its records' places from the whole table), and ``read_trials`` leaves them out and gives text as Python
+    strings."""
+    from pathlib import Path
+
+    import slmbench
+    from slmbench.analysis.io import read_trials
+    from slmbench.tidy import AUDIT_COLUMNS
+
+    root = Path(slmbench.__file__).parent
+    named = [
+        f"{path.relative_to(root)}: {column}"
+        for part in ("analysis/topics", "figures")
+        for path in sorted((root / part).rglob("*.py"))
+        if path not in (root / "analysis/topics/__init__.py", root / "figures/appendix.py")
+        for column in AUDIT_COLUMNS
+        if f'"{column}"' in path.read_text()
+    ]
+    assert named == []
+    table = pd.DataFrame([{**_row(model="m", task_id="T1"), "trial_id": "t1", "criteria": "{}", "seed": 3}])
+    table.to_parquet(tmp_path / "trials.parquet")
+    read = read_trials(tmp_path / "trials.parquet")
+    assert "criteria" not in read.columns and "seed" not in read.columns
+    assert read["model"].dtype == object and read.loc[0, "model"] == "m"

@@ -214,7 +214,8 @@ def test_capability_table_is_booktabs_marks_base_and_escapes() -> None:
     topic = {"topic": "capability", "tables": {}, "numbers": [
         _num("cap.acc.smollm2-135m", "50.0\\%", "smollm2_135m"), _num("cap.acc.smollm2-135m.lo", "30.0\\%"),
         _num("cap.acc.smollm2-135m.hi", "70.0\\%"), _num("cap.acc.smollm2-135m.k", "5"),
-        _num("cap.acc.gemma3-270m", "0.0\\%"), _num("cap.base.gemma3-270m", "yes")]}  # fmt: skip
+        _num("cap.acc.gemma3-270m", "0.0\\%"), _num("cap.base.gemma3-270m", "yes")],
+        "labels": {"smollm2-135m": "smollm2_135m"}}  # fmt: skip
     tex = render_table("capability", topic)
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
     assert "smollm2\\_135m & 5 & -- & 50.0\\% & [30.0\\%, 70.0\\%]" in tex
@@ -236,6 +237,7 @@ def test_table_rows_are_models_not_pooled_values_or_interval_ends() -> None:
         _num("rel.composite.mean.lo", "8.3\\%"),
         _num("rel.safety.qwen2-5-1-5b.lo", "8.3\\%"),
     ]
-    body = render_table("reliability", {"topic": "reliability", "numbers": numbers}).split("\\midrule")[1]
+    topic = {"topic": "reliability", "numbers": numbers, "labels": {"qwen2-5-1-5b": "qwen2.5-1.5b"}}
+    body = render_table("reliability", topic).split("\\midrule")[1]
     rows = [line for line in body.splitlines() if line.endswith("\\\\")]
     assert rows == ["qwen2.5-1.5b & -- & -- & -- & -- & 51.3\\% & -- \\\\"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from slmbench.analysis.numbers import TopicResult
+from slmbench.analysis.numbers import TopicResult, slug
 from slmbench.analysis.topics import get_loader, get_topic, with_defaults
 
 
@@ -46,6 +46,21 @@ def dump_json(obj: Any) -> str:
     return json.dumps(json_safe(obj), sort_keys=True, indent=1, allow_nan=False) + "\n"
 
 
+def read_trials(path: Path) -> pd.DataFrame:
+    """The trials table as the topics read it: without the audit columns, and with text as Python strings
+    (a topic takes thousands of row subsets; those of Arrow-backed text cost several times more)."""
+    import pyarrow.parquet as pq
+
+    from slmbench.tidy import AUDIT_COLUMNS
+
+    columns = [c for c in pq.read_schema(path).names if c not in AUDIT_COLUMNS]
+    trials = pd.read_parquet(path, columns=columns)
+    for column in trials.columns:
+        if pd.api.types.is_string_dtype(trials[column].dtype) and trials[column].dtype != object:
+            trials[column] = trials[column].astype(object)
+    return trials
+
+
 def run_topic(
     topic: str,
     trials_path: Path | None,
@@ -54,7 +69,7 @@ def run_topic(
     summary_path: Path | None,
 ) -> dict[str, Any]:
     """Compute one topic from the tidy tables (or its own inputs) and return its JSON document."""
-    trials = pd.read_parquet(trials_path) if trials_path is not None else pd.DataFrame()
+    trials = read_trials(trials_path) if trials_path is not None else pd.DataFrame()
     events = pd.read_parquet(events_path) if events_path is not None else None
     full = with_defaults(params)
     recorded = dict(full)
@@ -66,9 +81,19 @@ def run_topic(
         full, read = loader(full)
         recorded.update(read)
     result: TopicResult = get_topic(topic)(trials, events, full)
+    return topic_document(topic, result, recorded, trials)
+
+
+def topic_document(
+    topic: str, result: TopicResult, params: dict[str, Any], trials: pd.DataFrame | None = None
+) -> dict[str, Any]:
+    """The JSON document of a topic: its parameters, numbers and tables, and the name to print for each row
+    slug (the trials' models and the topic's own labels)."""
+    models = sorted(trials["model"].dropna().unique()) if trials is not None and "model" in trials else []
     return {
         "topic": topic,
-        "params": recorded,
+        "params": params,
         "numbers": [n.to_dict() for n in result.numbers],
         "tables": result.tables,
+        "labels": {**{slug(m): str(m) for m in models}, **result.labels},
     }

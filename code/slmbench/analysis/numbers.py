@@ -32,10 +32,13 @@ class Number:
 
 @dataclass
 class TopicResult:
-    """What a topic computes: numbers for the paper and tables (lists of records) for figures."""
+    """What a topic computes: numbers for the paper, tables (lists of records) for figures, and the name to
+    print for each row slug of its keys that is not one of the trials' models (the models' names are added
+    from the trials)."""
 
     numbers: list[Number] = field(default_factory=list)
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def slug(name: object) -> str:

@@ -17,9 +17,11 @@ exact selections of a set of rows with ``selection_for`` and check them with ``c
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
+import numpy as np
 import pandas as pd
 
 Scalar: TypeAlias = str | int | float | bool | None
@@ -118,14 +120,73 @@ def _values(values: Iterable[Any]) -> Values:
     return out[0] if len(out) == 1 else out
 
 
-def _narrowing(wanted: pd.Series, candidates: pd.Series) -> Condition | None:
-    """The shorter condition that keeps every value of ``wanted`` and drops the other ``candidates`` values:
-    the values to keep or ``{"not": the values to drop}``; None when nothing would be dropped."""
-    keep = {_plain(v) for v in wanted.unique()}  # distinct values first: a column has few of them
-    drop = {_plain(v) for v in candidates.unique()} - keep
-    if not drop:
-        return None
-    return exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
+class _Index:
+    """A trials table encoded once for ``selection_for``: each column as integer codes of its distinct values
+    (-1 for a missing value), row positions by trial id, and the masks of conditions already met.
+
+    A topic asks for hundreds of selections over one table; encoding it once makes each request cost the rows
+    its base selection picks instead of several passes over every row.
+    """
+
+    def __init__(self, trials: pd.DataFrame) -> None:
+        self.trials = weakref.ref(trials)  # the cache must not keep a table alive
+        self.n = len(trials)
+        self._codes: dict[str, tuple[np.ndarray, list[Scalar]]] = {}
+        self._masks: dict[tuple[str, str], np.ndarray] = {}
+        self._positions = pd.Index(trials["trial_id"].to_numpy(dtype=object))
+        self._unique = self._positions.is_unique
+
+    def _table(self) -> pd.DataFrame:
+        table = self.trials()
+        if table is None:
+            raise RuntimeError("the encoded trials table no longer exists")
+        return table
+
+    def codes(self, column: str) -> tuple[np.ndarray, list[Scalar]]:
+        """The column's codes and, per code, its value (as JSON writes it)."""
+        if column not in self._codes:
+            codes, uniques = pd.factorize(self._table()[column], use_na_sentinel=True)
+            self._codes[column] = (np.asarray(codes), [_plain(v) for v in uniques])
+        return self._codes[column]
+
+    def positions(self, ids: pd.Index) -> np.ndarray:
+        """Row positions of ``ids`` (every row of a duplicated id).
+
+        Raises:
+            ValueError: An id is not in the table.
+        """
+        if self._unique:
+            found = self._positions.get_indexer(ids.to_numpy(dtype=object))
+            if (found < 0).any():
+                raise ValueError(f"trials not in the table: {sorted(ids[found < 0])[:3]}")
+            return np.sort(found)
+        hit = np.flatnonzero(self._positions.isin(ids))
+        if self._positions[hit].nunique() < len(ids):
+            raise ValueError(f"trials not in the table: {sorted(ids.difference(self._positions))[:3]}")
+        return hit
+
+    def mask(self, column: str, condition: Condition) -> np.ndarray:
+        """Rows meeting one condition (cached: a topic asks for the same conditions many times)."""
+        key = (column, repr(condition))
+        if key not in self._masks:
+            if len(self._masks) > 256:
+                self._masks.clear()
+            self._masks[key] = condition_mask(self._table()[column], condition).to_numpy(dtype=bool)
+        return self._masks[key]
+
+
+_INDEXES: dict[int, _Index] = {}
+
+
+def _index(trials: pd.DataFrame) -> _Index:
+    """The encoded table of ``trials`` (built on first use; a table changed in place is encoded again when
+    its length differs, and topics never change the table they select from)."""
+    index = _INDEXES.get(id(trials))
+    if index is None or index.trials() is not trials or index.n != len(trials):
+        for key in [k for k, v in _INDEXES.items() if v.trials() is None]:
+            del _INDEXES[key]
+        index = _INDEXES[id(trials)] = _Index(trials)
+    return index
 
 
 def selection_for(
@@ -147,22 +208,34 @@ def selection_for(
     ids = pd.Index(trial_ids if isinstance(trial_ids, pd.Series | pd.Index) else list(trial_ids)).unique()
     if ids.empty:
         return {**sel, "trial_id": []}
-    target = trials["trial_id"].isin(ids)
-    if trials.loc[target, "trial_id"].nunique() < len(ids):
-        missing = ids.difference(pd.Index(trials["trial_id"]))
-        raise ValueError(f"trials not in the table: {sorted(missing)[:3]}")
-    current = selection_mask(trials, sel)
-    if (target & ~current).any():
+    index = _index(trials)
+    target = index.positions(ids)
+    current = np.ones(index.n, dtype=bool)
+    for column, condition in sel.items():
+        if column in trials.columns:
+            current &= index.mask(column, condition)
+    if not current[target].all():
         raise ValueError(f"the base selection {dict(sel)!r} leaves out some of the trials")
+    in_target = np.zeros(index.n, dtype=bool)
+    in_target[target] = True
+    extra = np.flatnonzero(current & ~in_target)  # selected rows that are not wanted
     for column in (*columns, "trial_id"):
-        if not (current & ~target).any():
+        if extra.size == 0:
             break
         if column not in trials.columns or column in sel:
             continue
-        cond = _narrowing(trials.loc[target, column], trials.loc[current, column])
-        if cond is not None:
-            sel[column] = cond
-            current &= condition_mask(trials[column], cond)
+        codes, values = index.codes(column)
+        kept = np.zeros(len(values) + 1, dtype=bool)  # per code + 1 (0: missing)
+        kept[codes[target] + 1] = True
+        dropped = np.zeros_like(kept)
+        dropped[codes[extra] + 1] = True
+        dropped &= ~kept
+        if not dropped.any():
+            continue
+        keep = {values[c - 1] if c > 0 else None for c in np.flatnonzero(kept)}
+        drop = {values[c - 1] if c > 0 else None for c in np.flatnonzero(dropped)} - keep
+        sel[column] = exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
+        extra = extra[kept[codes[extra] + 1]]
     return sel
 
 

@@ -212,14 +212,6 @@ def _models(spec: TableSpec, numbers: dict[str, dict[str, Any]]) -> list[str]:
     return sorted(found - NOT_MODELS)
 
 
-def _display_name(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]]) -> str:
-    for key in (c.key.format(m=m) for c in spec.columns):
-        selection = numbers.get(key, {}).get("provenance", {}).get("selection", {})
-        if isinstance(selection.get("model"), str):
-            return str(selection["model"])
-    return m
-
-
 def latex_escape(text: str) -> str:
     """Escape LaTeX specials in plain text (model names and the like)."""
     return re.sub(r"([&%$#_{}])", r"\\\1", text).replace("~", r"\textasciitilde{}").replace("^", r"\^{}")
@@ -261,7 +253,7 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
         lines.append(f"\\multicolumn{{{len(spec.columns) + 1}}}{{c}}{{no data}} \\\\")
         logger.warning("table %s: no models in topic %s", name, spec.topic)
     for m in models:
-        label = latex_escape(_display_name(spec, m, numbers))
+        label = latex_escape(topic.get("labels", {}).get(m, m))
         if spec.base_key and str(numbers.get(spec.base_key.format(m=m), {}).get("text", "")).strip() == "yes":
             label += "\\textsuperscript{b}"
         lines.append(" & ".join([label, *(_cell(c, m, numbers) for c in spec.columns)]) + " \\\\")

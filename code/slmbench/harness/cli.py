@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from pathlib import Path
 
@@ -114,14 +114,29 @@ def run(
 @click.command()
 @click.argument("shards", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--mode", type=click.Choice(PARSER_MODES), required=True)
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSON summary of the replay.")
-def replay(shards: tuple[Path, ...], mode: str, out: Path) -> None:
-    """Re-parse every recorded model output of SHARDS through the parser in MODE, offline."""
-    from slmbench.harness.replay import replay_shards
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Replayed responses (parquet).")
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Keep each shard's replay here and reuse it while the shard and the package are unchanged.",
+)
+@click.option(
+    "--jobs", type=int, default=os.cpu_count() or 1, show_default="all cores", help="Worker processes."
+)
+def replay(shards: tuple[Path, ...], mode: str, out: Path, cache_dir: Path | None, jobs: int) -> None:
+    """Re-parse every recorded model output of SHARDS through the parser in MODE, offline: one row per
+    response (accepted and refused calls as recorded and as replayed)."""
+    from slmbench.harness.replay import per_model, replay_shards
 
-    summary = replay_shards(list(shards), mode)  # type: ignore[arg-type]
+    try:
+        rows = replay_shards(list(shards), mode, cache_dir, jobs)  # type: ignore[arg-type]
+    except RawRecordError as exc:
+        raise click.ClickException(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(summary, indent=1, sort_keys=True))
+    tmp = out.with_name(f".{out.name}.tmp")
+    rows.to_parquet(tmp, index=False)
     tmp.replace(out)
-    click.echo(f"{out}: {summary['n_responses']} responses replayed in {mode} mode")
+    for model, counts in per_model(rows).items():
+        click.echo(f"{model}: {counts}")
+    click.echo(f"{out}: {len(rows)} responses replayed in {mode} mode")

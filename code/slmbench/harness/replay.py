@@ -7,14 +7,19 @@ observation is not replayable; the replay counts calls, not counterfactual outco
 
 from __future__ import annotations
 
+import functools
+import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from slmbench.harness import records as rec
 from slmbench.harness.ledger import iter_records
 from slmbench.harness.parser import parse_output
+from slmbench.harness.shard_cache import ShardCache, map_shards
 from slmbench.tasks.loader import load_suite
 from slmbench.tools.registry import TOOL_CLASSES
 from slmbench.vocab import SUITES
@@ -57,24 +62,54 @@ def replay_record(
     return rows
 
 
-def replay_shards(paths: list[Path], mode: rec.ParserMode) -> dict[str, Any]:
-    """Replay every shard; a summary with per-model counts and every row."""
-    tools_by_task = {t.id: list(t.tools) for suite in SUITES for t in load_suite(suite)}
+REPLAY_COLUMNS = [
+    "trial_id", "model", "turn", "recorded_mode", "replay_mode", "recorded_accepted", "recorded_refused",
+    "replay_accepted", "replay_refused", "replay_codes", "replay_repairs",
+]  # fmt: skip
+
+
+@functools.cache
+def _tools_by_task() -> dict[str, list[str]]:
+    """Each task's tool names (the suites are read once per process)."""
+    return {t.id: list(t.tools) for suite in SUITES for t in load_suite(suite)}
+
+
+def replay_shard(path: Path, name: str, mode: rec.ParserMode) -> dict[str, pd.DataFrame]:
+    """Every response of one shard replayed (``rows``; codes and repairs as JSON lists)."""
+    tools_by_task = _tools_by_task()
     rows: list[dict[str, Any]] = []
-    for path in paths:
-        for _, record in iter_records(path):
-            rows.extend(replay_record(record, mode, tools_by_task[record.task_id]))
-    per_model: dict[str, Counter[str]] = {}
-    for row in rows:
-        counts = per_model.setdefault(row["model"], Counter())
-        counts["responses"] += 1
-        counts["recorded_accepted"] += row["recorded_accepted"]
-        counts["replay_accepted"] += row["replay_accepted"]
-        counts["gained"] += max(0, row["replay_accepted"] - row["recorded_accepted"])
-        counts["lost"] += max(0, row["recorded_accepted"] - row["replay_accepted"])
-    return {
-        "mode": mode,
-        "n_responses": len(rows),
-        "per_model": {m: dict(c) for m, c in sorted(per_model.items())},
-        "rows": rows,
-    }
+    for _, record in iter_records(path):
+        rows.extend(replay_record(record, mode, tools_by_task[record.task_id]))
+    frame = pd.DataFrame(rows, columns=REPLAY_COLUMNS)
+    for column in ("replay_codes", "replay_repairs"):
+        frame[column] = frame[column].map(json.dumps)
+    return {"rows": frame}
+
+
+def replay_shards(
+    paths: list[Path], mode: rec.ParserMode, cache_dir: Path | None = None, jobs: int = 1
+) -> pd.DataFrame:
+    """Every response of every shard replayed in ``mode``, one row each, in shard order (shards derived in
+    up to ``jobs`` processes and kept under ``cache_dir`` when given)."""
+    named = [(p, str(p)) for p in paths]
+    build = functools.partial(replay_shard, mode=mode)
+    parts = map_shards(named, build, ("rows",), ShardCache.at(cache_dir, f"replay-{mode}"), jobs)
+    frames = [t["rows"] for t in parts if not t["rows"].empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=REPLAY_COLUMNS)
+
+
+def per_model(rows: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Per model: responses, recorded and replayed accepted calls, calls gained and lost by the replay."""
+    rec_, rep = rows["recorded_accepted"].astype(int), rows["replay_accepted"].astype(int)
+    counts = pd.DataFrame(
+        {
+            "model": rows["model"],
+            "responses": 1,
+            "recorded_accepted": rec_,
+            "replay_accepted": rep,
+            "gained": (rep - rec_).clip(lower=0),
+            "lost": (rec_ - rep).clip(lower=0),
+        }
+    )
+    sums = counts.groupby("model", sort=True).sum()
+    return {str(m): {str(k): int(v) for k, v in row.items()} for m, row in sums.iterrows()}

@@ -23,6 +23,7 @@ from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows, scored
+from slmbench.harness.replay import REPLAY_COLUMNS
 
 logger = logging.getLogger(__name__)
 
@@ -36,29 +37,33 @@ _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _REPLAY = "slmbench.harness.replay.replay_shards"
 
 
-def load_replay(source: str | Path | Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The replay summary of ``slmbench replay --mode strict`` (a path or the loaded document), or None.
+def load_replay(source: str | Path | Mapping[str, Any] | None) -> pd.DataFrame | None:
+    """The responses ``slmbench replay --mode strict`` replayed: its parquet file, or a document with ``mode``
+    and ``rows``; None without one.
 
     Raises:
-        ValueError: The document is not a strict-mode replay.
+        ValueError: The replay is not a strict-mode replay.
     """
     if source is None:
         return None
-    doc = dict(source) if isinstance(source, Mapping) else json.loads(Path(source).read_text())
-    if doc.get("mode") != "strict" or not isinstance(doc.get("rows"), list):
-        raise ValueError(
-            f"{source}: expected a replay summary with mode 'strict' and rows, got {doc.get('mode')!r}"
-        )
-    return doc
+    if isinstance(source, Mapping):
+        mode, rows = source.get("mode"), pd.DataFrame(source.get("rows") or [], columns=REPLAY_COLUMNS)
+    else:
+        rows = pd.read_parquet(source)
+        modes: list[Any] = sorted(rows["replay_mode"].unique()) if "replay_mode" in rows else []
+        mode = modes[0] if len(modes) == 1 else ("strict" if not modes else modes)
+    if mode != "strict":
+        raise ValueError(f"{source}: expected a replay in mode 'strict', got {mode!r}")
+    return rows
 
 
 def _events_of(events: pd.DataFrame | None, df: pd.DataFrame, kind: str) -> pd.DataFrame:
     """Events of type ``kind`` of the trials in ``df``, with the trial's model and parser mode attached."""
     if events is None or events.empty or df.empty:
-        return pd.DataFrame(columns=["trial_id", "model", "trial_mode", "surface", "code", "payload"])
+        return pd.DataFrame(columns=["trial_id", "model", "trial_mode", "surface", "code", "repairs"])
     ev = events[(events["type"] == kind) & events["trial_id"].isin(df["trial_id"])]
     info = df[["trial_id", "model", "parser_mode"]].rename(columns={"parser_mode": "trial_mode"})
-    return ev[["trial_id", "surface", "code", "payload"]].merge(info, on="trial_id", how="left")
+    return ev[["trial_id", "surface", "code", "repairs"]].merge(info, on="trial_id", how="left")
 
 
 def _flags(values: pd.Series, known: tuple[str, ...]) -> pd.DataFrame:
@@ -69,7 +74,7 @@ def _flags(values: pd.Series, known: tuple[str, ...]) -> pd.DataFrame:
 
 def _repair_flags(calls: pd.DataFrame) -> pd.DataFrame:
     """Per call: ``any`` repair, then one column per repair name."""
-    names = calls["payload"].map(lambda p: list(json.loads(p).get("repairs") or []))
+    names = calls["repairs"].map(lambda p: list(json.loads(p) or []))
     out = {"any": names.map(bool).to_numpy(dtype=bool)}
     for r in REPAIRS:
         if r == OTHER:
@@ -117,16 +122,15 @@ def _shares(
 
 
 def _replay_frame(
-    doc: dict[str, Any] | None, df: pd.DataFrame, comparison: pd.Series
+    rows: pd.DataFrame | None, df: pd.DataFrame, comparison: pd.Series
 ) -> tuple[pd.DataFrame, int]:
     """Replay rows of repaired-mode trials in ``df``, and the number of rows left unmatched.
 
     Rows of ``comparison`` trials (scaffold-comparison shards) are neither kept nor counted as unmatched.
     """
     cols = ["trial_id", "model", "recorded_accepted", "replay_accepted"]
-    if doc is None or not doc["rows"]:
+    if rows is None or rows.empty:
         return pd.DataFrame(columns=cols), 0
-    rows = pd.DataFrame(doc["rows"])
     keep = rows["trial_id"].isin(df.loc[df["parser_mode"] == "repaired", "trial_id"])
     unmatched = int((~keep & ~rows["trial_id"].isin(comparison)).sum())
     if unmatched:
@@ -257,7 +261,11 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res.numbers += nums
     res.tables["refusals"] = rows
     doc = load_replay(p.get("replay"))
-    source = str(p["replay"]) if isinstance(p.get("replay"), str | Path) else ("inline" if doc else "none")
+    source = (
+        str(p["replay"])
+        if isinstance(p.get("replay"), str | Path)
+        else ("inline" if doc is not None else "none")
+    )
     others = trials[(trials["study"] == STUDY) & ~trials["trial_id"].isin(study["trial_id"])]
     replay_rows, unmatched = _replay_frame(doc, df, others["trial_id"])
     prov = nb.provenance(_REPLAY, rsel, "whether a strict replay was given", replay=source)

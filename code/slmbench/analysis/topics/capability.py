@@ -51,6 +51,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     ]
     res.numbers += run_settings(df, sel)
     res.numbers += positive_control(p.get("control"), alpha)
+    if p.get("control"):
+        res.labels.update({nb.slug(label): f"{label} (scripted)" for label in CONTROL_ROWS.values()})
     nums, rows = accuracy_block("cap", df, sel, p)
     res.numbers += nums
     res.tables["accuracy"] = rows
@@ -97,7 +99,7 @@ def positive_control(path: str | None, alpha: float) -> list[nb.Number]:
     for which, label in CONTROL_ROWS.items():
         mine = [r for r in rows if r["solution"] == which]
         r = wilson_interval(sum(x["outcome"] == "success" for x in mine), len(mine), alpha)
-        sel = {"control": path, "model": f"{label} (scripted)", "solution": which}
+        sel = {"control": path, "solution": which}
         prov = nb.provenance(
             "slmbench.tasks.control.run_control", sel, f"{label} driven through the loop", unit="solutions"
         )

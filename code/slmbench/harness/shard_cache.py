@@ -1,0 +1,93 @@
+"""Tables derived from one raw shard, computed once per shard and kept until the shard or the package changes.
+
+``slmbench tidy`` and ``slmbench replay`` read every record of every shard; at a million records that is
+minutes of validation and re-scoring, although a new run adds one shard. Both derive their tables shard by
+shard (``map_shards``, in parallel worker processes) and keep each shard's tables under a cache folder, keyed
+by the shard's path, size and modification time, the kind of derivation and the hash of the package's own
+source (``source_sha256``): editing a check, the parser or a shard derives that shard again; nothing else
+is reused. Without a cache folder every shard is derived afresh (``slmbench verify`` does that).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from slmbench.harness.fingerprint import source_sha256
+
+Tables = dict[str, pd.DataFrame]
+Build = Callable[[Path, str], Tables]
+"""Derives a shard's tables from its path and its name as recorded (relative to the working directory)."""
+
+
+@dataclass(frozen=True)
+class ShardCache:
+    """Where the derived tables of ``kind`` are kept (``root`` None: nowhere)."""
+
+    root: Path | None
+    kind: str
+    source: str = ""
+
+    @classmethod
+    def at(cls, root: Path | None, kind: str) -> ShardCache:
+        """A cache of ``kind`` under ``root`` for today's package source."""
+        return cls(root, kind, source_sha256() if root is not None else "")
+
+    def _stem(self, path: Path, name: str) -> Path | None:
+        if self.root is None:
+            return None
+        stat = path.stat()
+        key = f"{self.kind}\0{name}\0{stat.st_size}\0{stat.st_mtime_ns}\0{self.source}".encode()
+        return self.root / self.kind / hashlib.sha256(key).hexdigest()[:32]
+
+    def load(self, path: Path, name: str, tables: tuple[str, ...]) -> Tables | None:
+        """The kept tables of a shard, or None when they are missing or stale."""
+        stem = self._stem(path, name)
+        if stem is None:
+            return None
+        files = {t: stem.with_suffix(f".{t}.parquet") for t in tables}
+        if not all(f.exists() for f in files.values()):
+            return None
+        return {t: pd.read_parquet(f) for t, f in files.items()}
+
+    def store(self, path: Path, name: str, derived: Tables) -> None:
+        """Keep a shard's tables (each written to a temporary file, then renamed)."""
+        stem = self._stem(path, name)
+        if stem is None:
+            return
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        for table, frame in derived.items():
+            target = stem.with_suffix(f".{table}.parquet")
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            frame.to_parquet(tmp, index=False)
+            tmp.replace(target)
+
+
+def _derive(build: Build, cache: ShardCache, path: Path, name: str) -> Tables:
+    derived = build(path, name)
+    cache.store(path, name, derived)
+    return derived
+
+
+def map_shards(
+    shards: list[tuple[Path, str]], build: Build, tables: tuple[str, ...], cache: ShardCache, jobs: int = 1
+) -> list[Tables]:
+    """Each shard's tables, in the order of ``shards`` (path, recorded name): kept ones read back, the others
+    derived by ``build`` in up to ``jobs`` worker processes and kept. An error of ``build`` stops the map."""
+    out: list[Tables | None] = [cache.load(path, name, tables) for path, name in shards]
+    todo = [i for i, got in enumerate(out) if got is None]
+    if len(todo) > 1 and jobs > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+            futures = {i: pool.submit(_derive, build, cache, *shards[i]) for i in todo}
+            for i, future in futures.items():
+                out[i] = future.result()
+    else:
+        for i in todo:
+            out[i] = _derive(build, cache, *shards[i])
+    return [t for t in out if t is not None]
