@@ -11,11 +11,15 @@ null-control reruns, the ReAct scaffold, a smaller context window, and the proto
 ``legacy`` with repeats, four ablations, two limits, a temperature sweep). Rounds of the whole design repeat
 with the next repeat index until there are N records. The models are written into a copy of config.yaml.
 
-Each step runs as the Snakemake rules run it (``slmbench tidy``, ``slmbench replay``, ``slmbench analyze
-<topic>`` with the options ``code/rules/common.smk`` derives from ``TOPIC_INPUTS``), in its own process, and
-is measured by its wall time and the peak resident memory of that process (``wait4``'s ``ru_maxrss``).
-Prints, per N: tidy seconds and peak MB, replay seconds and peak MB, all topics' seconds (the sum) and peak MB
-(the largest), then the slope of log time against log N between sizes (1.0 = linear) and each topic's seconds.
+Each step runs as the Snakemake rules run it (``slmbench tidy`` and ``slmbench replay`` with the shard cache
+and one worker per core, ``slmbench analyze <topic>`` with the options ``code/rules/common.smk`` derives from
+``TOPIC_INPUTS``), in its own process, and is measured by its wall time and its peak memory (the larger of the
+largest single process and the sampled sum over the process and its workers). Tidy and replay run twice: from
+nothing (every shard judged: a first build, or any edit of the package) and after one shard changed (its
+modification time moved on; the other shards' tables are read back: a new run's shard landing). Prints, per
+N: both tidy and replay costs, all topics' seconds (the sum) and peak MB (the largest), the total after one
+shard changed and from nothing, then the slope of log time against log N between sizes (1.0 = linear) and
+each topic's seconds.
 The raw data is written under a temporary directory and removed afterwards unless ``--keep`` names one. A size
 whose memory or disk, extrapolated per record from the largest size measured before it, would not fit this
 machine is skipped with the estimate (``--force`` runs it anyway).
