@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from slmbench.config import StudyConfig, load_config
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import source_sha256
 from slmbench.harness.ledger import RawRecordError, iter_records
-from slmbench.harness.shard_cache import ShardCache, Tables, map_shards
+from slmbench.harness.shard_cache import ShardCache, Tables, cache_options, map_shards
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
@@ -353,15 +352,7 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
 @click.option("--out-trials", type=click.Path(path_type=Path), required=True)
 @click.option("--out-events", type=click.Path(path_type=Path), required=True)
 @click.option("--out-manifest", type=click.Path(path_type=Path), required=True)
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Keep each shard's tables here and reuse them while the shard and the package are unchanged.",
-)
-@click.option(
-    "--jobs", type=int, default=os.cpu_count() or 1, show_default="all cores", help="Worker processes."
-)
+@cache_options
 def tidy(
     config_path: str,
     raw_dir: Path,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from slmbench.harness.fingerprint import trial_fingerprint
 from slmbench.harness.ledger import RawRecordError, ShardLockedError
 from slmbench.harness.runner import ShardSpec, run_shard
 from slmbench.harness.scaffolds import scaffold_names
+from slmbench.harness.shard_cache import cache_options
 from slmbench.vocab import PARSER_MODES, SUITES
 
 
@@ -115,15 +115,7 @@ def run(
 @click.argument("shards", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--mode", type=click.Choice(PARSER_MODES), required=True)
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Replayed responses (parquet).")
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Keep each shard's replay here and reuse it while the shard and the package are unchanged.",
-)
-@click.option(
-    "--jobs", type=int, default=os.cpu_count() or 1, show_default="all cores", help="Worker processes."
-)
+@cache_options
 def replay(shards: tuple[Path, ...], mode: str, out: Path, cache_dir: Path | None, jobs: int) -> None:
     """Re-parse every recorded model output of SHARDS through the parser in MODE, offline: one row per
     response (accepted and refused calls as recorded and as replayed)."""

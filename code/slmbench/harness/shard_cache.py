@@ -16,12 +16,30 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
+import click
 import pandas as pd
 
 from slmbench.harness.fingerprint import source_sha256
 
 Tables = dict[str, pd.DataFrame]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def cache_options(f: F) -> F:
+    """The ``--cache-dir`` and ``--jobs`` options of a command that derives tables shard by shard."""
+    f = click.option(
+        "--jobs", type=int, default=os.cpu_count() or 1, show_default="all cores", help="Worker processes."
+    )(f)
+    return click.option(
+        "--cache-dir",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Keep each shard's tables here and reuse them while the shard and the package are unchanged.",
+    )(f)
+
+
 Build = Callable[[Path, str], Tables]
 """Derives a shard's tables from its path and its name as recorded (relative to the working directory)."""
 
