@@ -24,7 +24,7 @@ from slmbench.config import StudyConfig, load_config
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import source_sha256
 from slmbench.harness.ledger import RawRecordError, iter_records
-from slmbench.harness.shard_cache import ShardCache, Tables, cache_options, map_shards
+from slmbench.harness.shard_cache import ShardCache, Tables, cache_options, concat, map_shards
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
@@ -265,12 +265,6 @@ def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
     return frame
 
 
-def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
-    """The non-empty frames one under the other (the columns alone when there are none)."""
-    full = [f for f in frames if not f.empty]
-    return pd.concat(full, ignore_index=True) if full else pd.DataFrame(columns=columns)
-
-
 def _no_duplicates(frame: pd.DataFrame) -> None:
     """Raises RawRecordError naming both places of a trial id that two shards hold."""
     twice = frame["trial_id"].duplicated(keep=False)
@@ -306,8 +300,8 @@ def tidy_tables(
         named, shard_tables, ("trials", "events", "meta"), ShardCache.at(cache_dir, "tidy"), jobs
     )
     columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
-    frame = _concat([p["trials"] for p in parts], columns)
-    event_frame = _concat([p["events"] for p in parts], EVENT_COLUMNS)
+    frame = concat(parts, "trials", columns)
+    event_frame = concat(parts, "events", EVENT_COLUMNS)
     manifest_files = [row for p in parts for row in p["meta"].to_dict("records")]
     del parts
     _no_duplicates(frame)

@@ -119,7 +119,7 @@ def run(
 def replay(shards: tuple[Path, ...], mode: str, out: Path, cache_dir: Path | None, jobs: int) -> None:
     """Re-parse every recorded model output of SHARDS through the parser in MODE, offline: one row per
     response (accepted and refused calls as recorded and as replayed)."""
-    from slmbench.harness.replay import per_model, replay_shards
+    from slmbench.harness.replay import replay_shards
 
     try:
         rows = replay_shards(list(shards), mode, cache_dir, jobs)  # type: ignore[arg-type]
@@ -129,6 +129,4 @@ def replay(shards: tuple[Path, ...], mode: str, out: Path, cache_dir: Path | Non
     tmp = out.with_name(f".{out.name}.tmp")
     rows.to_parquet(tmp, index=False)
     tmp.replace(out)
-    for model, counts in per_model(rows).items():
-        click.echo(f"{model}: {counts}")
     click.echo(f"{out}: {len(rows)} responses replayed in {mode} mode")

@@ -19,7 +19,7 @@ import pandas as pd
 from slmbench.harness import records as rec
 from slmbench.harness.ledger import iter_records
 from slmbench.harness.parser import parse_output
-from slmbench.harness.shard_cache import ShardCache, map_shards
+from slmbench.harness.shard_cache import ShardCache, concat, map_shards
 from slmbench.tasks.loader import load_suite
 from slmbench.tools.registry import TOOL_CLASSES
 from slmbench.vocab import SUITES
@@ -94,22 +94,4 @@ def replay_shards(
     named = [(p, str(p)) for p in paths]
     build = functools.partial(replay_shard, mode=mode)
     parts = map_shards(named, build, ("rows",), ShardCache.at(cache_dir, f"replay-{mode}"), jobs)
-    frames = [t["rows"] for t in parts if not t["rows"].empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=REPLAY_COLUMNS)
-
-
-def per_model(rows: pd.DataFrame) -> dict[str, dict[str, int]]:
-    """Per model: responses, recorded and replayed accepted calls, calls gained and lost by the replay."""
-    rec_, rep = rows["recorded_accepted"].astype(int), rows["replay_accepted"].astype(int)
-    counts = pd.DataFrame(
-        {
-            "model": rows["model"],
-            "responses": 1,
-            "recorded_accepted": rec_,
-            "replay_accepted": rep,
-            "gained": (rep - rec_).clip(lower=0),
-            "lost": (rec_ - rep).clip(lower=0),
-        }
-    )
-    sums = counts.groupby("model", sort=True).sum()
-    return {str(m): {str(k): int(v) for k, v in row.items()} for m, row in sums.iterrows()}
+    return concat(parts, "rows", REPLAY_COLUMNS)

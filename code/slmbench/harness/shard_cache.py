@@ -109,3 +109,9 @@ def map_shards(
         for i in todo:
             out[i] = _derive(build, cache, *shards[i])
     return [t for t in out if t is not None]
+
+
+def concat(parts: list[Tables], table: str, columns: list[str]) -> pd.DataFrame:
+    """Table ``table`` of every shard, one under the other (the columns alone when every shard's is empty)."""
+    full = [t[table] for t in parts if not t[table].empty]
+    return pd.concat(full, ignore_index=True) if full else pd.DataFrame(columns=columns)
