@@ -97,8 +97,6 @@ AUDIT_COLUMNS = (
     "answer_channel",
     "n_stuck",
     "turns",
-    "n_tool_calls",
-    "n_refusals",
 )
 """Columns kept to audit a trial (where its record is, how it was judged); no statistic reads them, so the
 analysis topics leave them unread."""

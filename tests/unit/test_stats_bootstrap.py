@@ -1,18 +1,20 @@
-"""Cluster bootstrap: resamples whole clusters, is seeded, and reports the share keeping a finding."""
+"""Cluster bootstrap: resamples whole clusters (one summary row each), is seeded, and reports the share keeping
+a finding."""
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap, finite_mean
+
+RATES = (("a", 0.9), ("b", 0.5), ("c", 0.2), ("d", 0.7))
 
 
 def _frame() -> pd.DataFrame:
-    rows = []
-    for m, rate in (("a", 0.9), ("b", 0.5), ("c", 0.2), ("d", 0.7)):
-        rows += [{"model": m, "passed": i < rate * 10} for i in range(10)]
-    return pd.DataFrame(rows)
+    """One row per model: its accuracy (``acc``) and its trial count."""
+    return pd.DataFrame([{"model": m, "acc": rate, "n": 10} for m, rate in RATES])
 
 
 def _boot(df, statistic, **kw):
@@ -20,8 +22,8 @@ def _boot(df, statistic, **kw):
     return cluster_bootstrap(df, statistic, min_clusters=1, **kw)
 
 
-def _mean_of_models(df: pd.DataFrame) -> float:
-    return float(df.groupby("model")["passed"].mean().mean())
+def _mean_of_models(draw: Draw) -> float:
+    return finite_mean(draw["acc"])
 
 
 def test_seeded_and_reproducible() -> None:
@@ -32,17 +34,32 @@ def test_seeded_and_reproducible() -> None:
     assert a.lo <= a.estimate <= a.hi
 
 
-def test_resamples_clusters_not_rows() -> None:
-    # every resampled model mean is one of the four model means, so the mean of models is a mean of those
-    seen: list[int] = []
+def test_resamples_clusters_with_replacement() -> None:
+    """Every resample draws as many clusters as there are, each one of the four, some of them twice."""
+    seen: list[list[str]] = []
 
-    def n_clusters(df: pd.DataFrame) -> float:
-        seen.append(df["model"].nunique())
-        return float(len(df))
+    def drawn(draw: Draw) -> float:
+        seen.append(list(draw["model"]))
+        return float(draw["n"].sum())
 
-    res = _boot(_frame(), n_clusters, n_resamples=50, seed=1)
-    assert res.lo == res.hi == 40.0  # always four clusters of ten rows
-    assert all(n == 4 for n in seen)
+    res = _boot(_frame(), drawn, n_resamples=50, seed=1)
+    assert res.lo == res.hi == 40.0  # always four clusters of ten trials
+    assert seen[0] == ["a", "b", "c", "d"]  # the estimate: every cluster once, in name order
+    assert all(len(s) == 4 and set(s) <= {"a", "b", "c", "d"} for s in seen[1:])
+    assert any(len(set(s)) < 4 for s in seen[1:])
+
+
+def test_order_of_rows_does_not_matter() -> None:
+    shuffled = _frame().sample(frac=1.0, random_state=0)
+    assert _boot(shuffled, _mean_of_models, n_resamples=100, seed=5) == _boot(
+        _frame(), _mean_of_models, n_resamples=100, seed=5
+    )
+
+
+def test_one_row_per_cluster() -> None:
+    twice = pd.concat([_frame(), _frame()], ignore_index=True)
+    with pytest.raises(ValueError, match="one row per model"):
+        _boot(twice, _mean_of_models)
 
 
 def test_kept_share() -> None:
@@ -60,10 +77,16 @@ def test_too_few_clusters_are_not_resampled() -> None:
 def test_kept_counts_undefined_resamples_as_not_kept() -> None:
     """A resample whose statistic is nan keeps no finding: kept is a share of all resamples."""
 
-    def defined_only_with_a(df: pd.DataFrame) -> float:
-        return 1.0 if df["model"].str.startswith("a").any() else float("nan")
+    def defined_only_with_a(draw: Draw) -> float:
+        return 1.0 if (draw["model"] == "a").any() else float("nan")
 
     res = _boot(_frame(), defined_only_with_a, finding=lambda v: v == 1.0, n_resamples=400, seed=2)
     assert res.n_valid < res.n_resamples
     assert res.kept == pytest.approx(res.n_valid / res.n_resamples)
     assert res.kept == pytest.approx(1 - 0.75**4, abs=0.06)
+
+
+def test_finite_mean_skips_undefined_values() -> None:
+    assert finite_mean(np.array([0.5, math.nan, 1.0])) == pytest.approx(0.75)
+    assert math.isnan(finite_mean(np.array([math.nan])))
+    assert math.isnan(finite_mean(np.array([])))

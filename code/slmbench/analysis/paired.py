@@ -20,7 +20,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Condition, Selection, selection_for
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics.common import PKG
@@ -109,10 +109,10 @@ def diff(pairs: pd.DataFrame) -> float:
     return float(pairs["o_pass"].mean() - pairs["p_pass"].mean())
 
 
-def _pooled_diff(per_model: pd.DataFrame) -> float:
-    """``diff`` from per-model counts (columns ``n``, ``p``, ``o``: pairs, primary passes, other passes)."""
-    n = per_model["n"].sum()
-    return float(per_model["o"].sum() / n - per_model["p"].sum() / n) if n else math.nan
+def _pooled_diff(draw: Draw) -> float:
+    """``diff`` from the drawn models' counts (``n``, ``p``, ``o``: pairs, primary passes, other passes)."""
+    n = draw["n"].sum()
+    return float(draw["o"].sum() / n - draw["p"].sum() / n) if n else math.nan
 
 
 def block(
@@ -210,8 +210,8 @@ def comparison(
     nums, _ = block(prefix, pairs, sides, names[1], alpha)
     res.numbers += nums
     estimate = diff(pairs)
-    # Resampling whole models: each model's pair count and passes once, and a resample sums one row per drawn
-    # model (the same difference as over the stacked pairs: both means are counts over the pairs).
+    # Each model's pair count and passes, once: a resample sums the drawn models' counts (the same difference
+    # as over the stacked pairs: both means are counts over the pairs).
     per_model = pairs.groupby("model", sort=True).agg(
         n=("p_pass", "size"), p=("p_pass", "sum"), o=("o_pass", "sum")
     )

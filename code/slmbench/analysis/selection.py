@@ -47,8 +47,11 @@ SELECTION_COLUMNS: tuple[str, ...] = (
     "variant",
     "outcome",
     "task_id",
+    "n_tool_calls",
+    "n_refusals",
 )
-"""Columns ``selection_for`` narrows by, in this order, before it falls back to ``trial_id``."""
+"""Columns ``selection_for`` narrows by, in this order, before it falls back to ``trial_id`` (the call and
+refusal counts last: "trials with a recorded call" is ``{"n_tool_calls": {"not": 0}}``, not a list of ids)."""
 
 
 def exclude(values: Values) -> dict[str, Values]:

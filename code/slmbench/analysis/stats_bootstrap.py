@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,9 +35,20 @@ MIN_CLUSTERS = 8
 """Fewer clusters than this and a cluster bootstrap says little: it is not computed (reported as n/a)."""
 
 
+Draw = Mapping[str, np.ndarray]
+"""The columns of the clusters one resample drew, one entry per draw (a cluster drawn twice is there twice)."""
+
+
+def finite_mean(values: np.ndarray) -> float:
+    """Mean of the finite values (nan when there is none): a mean over models that skips undefined ones."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    return float(values.mean()) if values.size else math.nan
+
+
 def cluster_bootstrap(
-    df: pd.DataFrame,
-    statistic: Callable[[pd.DataFrame], float],
+    per_cluster: pd.DataFrame,
+    statistic: Callable[[Draw], float],
     cluster: str = "model",
     finding: Callable[[float], bool] | None = None,
     n_resamples: int = 2000,
@@ -45,14 +56,15 @@ def cluster_bootstrap(
     alpha: float = ALPHA,
     min_clusters: int = MIN_CLUSTERS,
 ) -> BootstrapResult:
-    """Resample clusters with replacement and recompute ``statistic`` on the stacked rows.
+    """Resample clusters with replacement and recompute ``statistic`` on the drawn clusters.
 
-    Drawn copies of a cluster are relabelled (``<name>#<i>``) so a statistic that groups by the cluster
-    sees them as distinct clusters.
+    Each cluster is summarised once, as one row (its accuracy, its counts), so a resample costs an index into
+    those rows, not a copy of the trials: every statistic of the study is a function of per-model summaries.
 
     Args:
-        df: Rows, one column naming the cluster.
-        statistic: Maps a frame to a number (``nan`` allowed; such resamples are dropped).
+        per_cluster: One row per cluster, one column naming it.
+        statistic: Maps the drawn rows' columns (``Draw``) to a number (``nan`` allowed; such resamples are
+            dropped). The estimate is the statistic of every cluster drawn once.
         cluster: The cluster column.
         finding: Predicate on a resampled statistic; ``kept`` is the share of ALL resamples where it holds
             (a resample whose statistic is undefined does not keep the finding).
@@ -60,28 +72,28 @@ def cluster_bootstrap(
         seed: Seed of the generator (results are bit-reproducible for a given seed).
         alpha: One minus the coverage of the percentile interval.
         min_clusters: Below this many clusters nothing is resampled (interval and ``kept`` are nan).
+
+    Raises:
+        ValueError: A cluster has more than one row.
     """
-    estimate = float(statistic(df))
-    names = sorted(df[cluster].unique())
-    if len(names) < max(1, min_clusters):
-        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, len(names))
-    codes = pd.Categorical(df[cluster], categories=names).codes
-    members = [np.flatnonzero(codes == j) for j in range(len(names))]
-    labels = np.asarray(names, dtype=object)
+    if per_cluster[cluster].duplicated().any():
+        raise ValueError(f"cluster_bootstrap takes one row per {cluster}; summarise each cluster first")
+    rows = per_cluster.sort_values(cluster, kind="stable")
+    columns = {str(c): rows[c].to_numpy() for c in rows.columns}
+    estimate = float(statistic(columns))
+    n = len(rows)
+    if n < max(1, min_clusters):
+        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, n)
     rng = np.random.default_rng(seed)
     values: list[float] = []
     for _ in range(n_resamples):
-        picks = rng.integers(0, len(names), size=len(names))
-        rows = np.concatenate([members[j] for j in picks])
-        tags = np.concatenate([[f"{labels[j]}#{i}"] * len(members[j]) for i, j in enumerate(picks)])
-        sample = df.iloc[rows].reset_index(drop=True)
-        sample[cluster] = tags
-        value = float(statistic(sample))
+        picks = rng.integers(0, n, size=n)
+        value = float(statistic({c: v[picks] for c, v in columns.items()}))
         if math.isfinite(value):
             values.append(value)
     if not values:
-        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, len(names))
+        return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, n)
     arr = np.asarray(values)
     lo, hi = np.quantile(arr, [alpha / 2, 1 - alpha / 2])
     kept = sum(finding(v) for v in values) / n_resamples if finding is not None else math.nan
-    return BootstrapResult(estimate, float(lo), float(hi), kept, n_resamples, len(values), len(names))
+    return BootstrapResult(estimate, float(lo), float(hi), kept, n_resamples, len(values), n)

@@ -178,9 +178,12 @@ def _replay_block(
     sums = rows.groupby("model", sort=True)[["responses", "rec", "lost", "gained"]].sum()
     for model, s in sums.iterrows():
         r = wilson_interval(int(s["lost"]), int(s["rec"]), alpha)
-        mprov = {**lost_prov, "selection": {**with_calls, "model": model}}
-        out += nb.rate_numbers(f"boundary.strict.lost.{nb.slug(model)}", r, mprov, counts=False)
         trials_m = per_trial[per_trial["model"] == model]
+        # the model's own trials with calls (the pooled exclusions, copied per model, would grow as models x N)
+        msel = selection_for(trials, trials_m["trial_id"], {**selection, "model": model})
+        out += nb.rate_numbers(
+            f"boundary.strict.lost.{nb.slug(model)}", r, {**lost_prov, "selection": msel}, counts=False
+        )
         table.append(
             {
                 "model": model,

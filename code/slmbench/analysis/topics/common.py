@@ -11,7 +11,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import Selection, exclude
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_corr import correlate
 from slmbench.analysis.stats_rates import is_eligible, newcombe_diff, wilson_interval
 from slmbench.analysis.stats_tests import pairwise_fisher
@@ -84,9 +84,9 @@ def _acc(df: pd.DataFrame) -> float:
     return float(s["passed"].astype(bool).mean()) if len(s) else math.nan
 
 
-def _mean_model_acc(per_model: pd.DataFrame) -> float:
-    """Mean of the models' accuracies, from one row per model (column ``acc``)."""
-    return float(per_model.groupby("model")["acc"].first().mean()) if len(per_model) else math.nan
+def _mean_model_acc(draw: Draw) -> float:
+    """Mean of the drawn models' accuracies (column ``acc``)."""
+    return finite_mean(draw["acc"])
 
 
 def accuracy_block(
@@ -173,8 +173,6 @@ def accuracy_block(
         nb.text(f"{prefix}.phrase.size", phrases.size_phrase(len(acc)), cprov),
     ]
     sc = scored(df[~df["model"].isin(base)])
-    # Resampling whole models: each model's accuracy is computed once and a resample stacks one row per drawn
-    # model (the same values, in the same order, as recomputing them from its trials in every resample).
     per_model = sc.groupby("model")["passed"].mean().rename("acc").reset_index()
     fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
     boot = cluster_bootstrap(per_model, _mean_model_acc, n_resamples=n_boot, seed=seed, alpha=alpha)

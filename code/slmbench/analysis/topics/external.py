@@ -10,7 +10,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import exclude
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p
 from slmbench.analysis.topics import with_defaults
@@ -195,11 +195,11 @@ def _composite(
     acc = {r["model"]: r["acc"] for r in acc_rows if r["acc"] is not None}
     frame = summary.assign(acc=summary["model"].map(acc))
 
-    def mean_comp(part: pd.DataFrame) -> float:
-        return float(part["composite_reliability"].mean())
+    def mean_comp(draw: Draw) -> float:
+        return finite_mean(draw["composite_reliability"])
 
-    def gap(part: pd.DataFrame) -> float:
-        return float(part["acc"].mean() - part["composite_reliability"].mean())
+    def gap(draw: Draw) -> float:
+        return finite_mean(draw["acc"]) - finite_mean(draw["composite_reliability"])
 
     fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
     b = cluster_bootstrap(

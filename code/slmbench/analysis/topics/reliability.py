@@ -12,7 +12,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Selection, exclude, selection_for
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_bootstrap import cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
@@ -145,18 +145,15 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         prov = nb.provenance(WILSON, vsel, f"recovery rate under {variant}", alpha=alpha)
         res.numbers += nb.rate_numbers(f"rel.fault.{nb.slug(str(variant))}", r, prov)
 
-    # Resampling whole models: each model's composite is computed once and a resample stacks one row per drawn
-    # model (the same values, in the same order, as recomputing them from its trials in every resample).
     per_model = pd.DataFrame(
         [(model, composite(g)) for model, g in sc.groupby("model")], columns=["model", "composite"]
     )
-
-    def mean_composite(part: pd.DataFrame) -> float:
-        vals = [v for v in part.groupby("model")["composite"].first() if math.isfinite(v)]
-        return float(np.mean(vals)) if vals else math.nan
-
     b = cluster_bootstrap(
-        per_model, mean_composite, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=alpha
+        per_model,
+        lambda draw: finite_mean(draw["composite"]),
+        n_resamples=p["n_boot"],
+        seed=p["bootstrap_seed"],
+        alpha=alpha,
     )
     prov = nb.provenance(f"{PKG}.stats_bootstrap.cluster_bootstrap", sel, "mean composite, models resampled")
     res.numbers += [
