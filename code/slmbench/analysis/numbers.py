@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from slmbench.analysis.stats_rates import Rate
@@ -26,8 +26,8 @@ class Number:
             raise ValueError(f"number key {self.key!r} must match [a-z0-9.-]+")
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
-        return asdict(self)
+        """The JSON form (shares the provenance mapping: a topic document is written, never changed)."""
+        return {"key": self.key, "value": self.value, "text": self.text, "provenance": self.provenance}
 
 
 @dataclass

@@ -135,7 +135,7 @@ class _Index:
         self.trials = weakref.ref(trials)  # the cache must not keep a table alive
         self.n = len(trials)
         self._codes: dict[str, tuple[np.ndarray, list[Scalar]]] = {}
-        self._masks: dict[tuple[str, str], np.ndarray] = {}
+        self._masks: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._positions = pd.Index(trials["trial_id"].to_numpy(dtype=object))
         self._unique = self._positions.is_unique
 
@@ -168,14 +168,32 @@ class _Index:
             raise ValueError(f"trials not in the table: {sorted(ids.difference(self._positions))[:3]}")
         return hit
 
-    def mask(self, column: str, condition: Condition) -> np.ndarray:
-        """Rows meeting one condition (cached: a topic asks for the same conditions many times)."""
+    def mask(self, column: str, condition: Condition) -> tuple[np.ndarray, np.ndarray]:
+        """Rows meeting one condition, as a mask and as sorted positions (cached: a topic asks for the same
+        conditions many times)."""
         key = (column, repr(condition))
         if key not in self._masks:
             if len(self._masks) > 256:
                 self._masks.clear()
-            self._masks[key] = condition_mask(self._table()[column], condition).to_numpy(dtype=bool)
+            mask = condition_mask(self._table()[column], condition).to_numpy(dtype=bool)
+            self._masks[key] = (mask, np.flatnonzero(mask))
         return self._masks[key]
+
+    def rows(self, conditions: list[tuple[str, Condition]]) -> np.ndarray:
+        """Sorted positions of the rows meeting every condition: the fewest rows of one condition, narrowed by
+        the others' masks (so a narrow selection costs its own rows, not the table's)."""
+        if not conditions:
+            return np.arange(self.n)
+        held = [self.mask(column, condition) for column, condition in conditions]
+        held.sort(key=lambda mask_rows: len(mask_rows[1]))
+        rows = held[0][1]
+        for mask, _ in held[1:]:
+            rows = rows[mask[rows]]
+        return rows
+
+    def meets(self, conditions: list[tuple[str, Condition]], rows: np.ndarray) -> bool:
+        """Whether every one of ``rows`` meets every condition."""
+        return all(self.mask(column, condition)[0][rows].all() for column, condition in conditions)
 
 
 _INDEXES: dict[int, _Index] = {}
@@ -213,15 +231,11 @@ def selection_for(
         return {**sel, "trial_id": []}
     index = _index(trials)
     target = index.positions(ids)
-    current = np.ones(index.n, dtype=bool)
-    for column, condition in sel.items():
-        if column in trials.columns:
-            current &= index.mask(column, condition)
-    if not current[target].all():
+    conditions = [(column, condition) for column, condition in sel.items() if column in trials.columns]
+    if not index.meets(conditions, target):
         raise ValueError(f"the base selection {dict(sel)!r} leaves out some of the trials")
-    in_target = np.zeros(index.n, dtype=bool)
-    in_target[target] = True
-    extra = np.flatnonzero(current & ~in_target)  # selected rows that are not wanted
+    selected = index.rows(conditions)
+    extra = selected[~np.isin(selected, target, assume_unique=True)]  # selected rows that are not wanted
     for column in (*columns, "trial_id"):
         if extra.size == 0:
             break

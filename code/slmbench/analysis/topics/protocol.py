@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
+from collections.abc import Hashable
 from typing import Any
 
 import pandas as pd
@@ -38,6 +40,9 @@ FULL = "full"
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 
 
+_CONDITIONS: dict[int, tuple[weakref.ref[pd.DataFrame], dict[Hashable, pd.DataFrame]]] = {}
+
+
 def condition_rows(
     trials: pd.DataFrame,
     protocol: str,
@@ -48,8 +53,23 @@ def condition_rows(
     lowest temperature (or at every temperature).
 
     ``limits`` (``max_turns``, ``max_tokens``) default to the most common value among the study's trials, so a
-    limit ablation is selected only when asked for.
+    limit ablation is selected only when asked for. The topic asks for the same conditions many times: each is
+    computed once per table (callers never change the rows they get).
     """
+    held = _CONDITIONS.get(id(trials))
+    if held is None or held[0]() is not trials:
+        for stale in [k for k, (ref, _) in _CONDITIONS.items() if ref() is None]:
+            del _CONDITIONS[stale]
+        held = _CONDITIONS[id(trials)] = (weakref.ref(trials), {})
+    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures, len(trials))
+    if wanted not in held[1]:
+        held[1][wanted] = _condition_rows(trials, protocol, limits, all_temperatures)
+    return held[1][wanted]
+
+
+def _condition_rows(
+    trials: pd.DataFrame, protocol: str, limits: dict[str, int] | None, all_temperatures: bool
+) -> pd.DataFrame:
     ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
     if ours.empty:
         return ours
@@ -409,16 +429,16 @@ def per_task(trials: pd.DataFrame) -> list[dict[str, Any]]:
     """Per task and model: legacy outcome and full-protocol passes over its repeats (for the appendix table)."""
     legacy = scored(condition_rows(trials, LEGACY))
     full = scored(condition_rows(trials, FULL))
-    rows = []
-    for (task, model), part in full.groupby(["task_id", "model"], sort=True):
-        old = legacy[(legacy["task_id"] == task) & (legacy["model"] == model)]
-        rows.append(
-            {
-                "task_id": task,
-                "model": model,
-                "legacy": bool(old["passed"].iloc[0]) if len(old) else None,
-                "full_passed": int(part["passed"].sum()),
-                "full_runs": len(part),
-            }
-        )
-    return rows
+    first = legacy.groupby(["task_id", "model"], sort=False)["passed"].first()
+    was = dict(zip(first.index, first.astype(bool), strict=True))
+    runs = full.groupby(["task_id", "model"], sort=True)["passed"].agg(["sum", "size"])
+    return [
+        {
+            "task_id": task,
+            "model": model,
+            "legacy": was.get((task, model)),
+            "full_passed": int(k),
+            "full_runs": int(n),
+        }
+        for (task, model), k, n in zip(runs.index, runs["sum"], runs["size"], strict=True)
+    ]
