@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import click
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from slmbench.config import StudyConfig, load_config
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import source_sha256
 from slmbench.harness.ledger import RawRecordError, iter_records
-from slmbench.harness.shard_cache import ShardCache, Tables, cache_options, concat, map_shards
+from slmbench.harness.shard_cache import Frames, ShardCache, cache_options, concat, map_shards
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
@@ -214,7 +217,7 @@ def event_rows(record: rec.TrialRecord) -> list[dict[str, Any]]:
     return rows
 
 
-def shard_tables(path: Path, source: str) -> Tables:
+def shard_tables(path: Path, source: str) -> Frames:
     """One shard's trial rows, event rows and its manifest entry (``meta``: path, sha256, records).
 
     Raises:
@@ -283,6 +286,76 @@ def raw_shards(raw_dir: Path) -> list[Path]:
     return sorted(p for p in raw_dir.rglob("*.jsonl") if p.relative_to(raw_dir).parts[0] != ELIGIBILITY_RAW)
 
 
+SORT_KEYS = ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"]
+"""The order of the trials table."""
+
+
+def merged_table(frame: pd.DataFrame, external: pd.DataFrame | None) -> pa.Table:
+    """Our trials and a published study's (``external``, given) as one Arrow table, sorted by ``SORT_KEYS``.
+
+    Built one column at a time: with a published study each column is the two sides' values as Python objects
+    (the two tables' types differ), typed as Arrow infers them; a whole-table object copy of a million trials
+    would take gigabytes.
+    """
+    frames = [frame] if external is None else [frame, external]
+    names = list(frame.columns)
+
+    def column(name: str) -> pd.Series:
+        if external is None:
+            return frame[name]
+        parts = [f[name] if name in f else pd.Series(math.nan, index=f.index) for f in frames]
+        return pd.concat([p.astype(object) for p in parts], ignore_index=True)
+
+    keys = pd.DataFrame({k: column(k) for k in SORT_KEYS})
+    order = keys.sort_values(SORT_KEYS, kind="stable").index.to_numpy()
+    del keys
+    arrays = []
+    for name in names:
+        values = column(name)
+        if name == "primary":
+            values = values.astype(bool)
+        arrays.append(pa.Array.from_pandas(values).take(order))
+    return pa.table(arrays, names=names)
+
+
+def tidy_arrow(
+    shards: list[Path],
+    config: StudyConfig,
+    external: Path | None,
+    root: Path,
+    cache_dir: Path | None = None,
+    jobs: int = 1,
+) -> tuple[pa.Table, pd.DataFrame, dict[str, Any]]:
+    """The trials table (Arrow), the event table and the manifest of raw inputs (shards derived in up to
+    ``jobs`` processes, and kept under ``cache_dir`` when given)."""
+    named = [(p, str(p.relative_to(root)) if p.is_relative_to(root) else str(p)) for p in shards]
+    parts = map_shards(
+        named, shard_tables, ("trials", "events", "meta"), ShardCache.at(cache_dir, "tidy"), jobs
+    )
+    columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
+    frame = concat(parts, "trials", columns)
+    event_frame = concat(parts, "events", EVENT_COLUMNS)
+    manifest_files = [row for p in parts for row in p["meta"].to_pylist()]
+    del parts
+    _no_duplicates(frame)
+    frame = apply_config(frame, config)
+    ext = None
+    if external is not None:
+        ext = pd.read_parquet(external)
+        missing = set(TRIAL_COLUMNS) - set(ext.columns)
+        if missing:
+            raise ValueError(f"{external}: missing columns {sorted(missing)}")
+        manifest_files.append({"path": str(external), "sha256": sha256_file(external), "n_records": len(ext)})
+        ext = ext[TRIAL_COLUMNS].assign(primary=True)  # a published study has one condition
+    table = merged_table(frame, ext)
+    manifest = {
+        "raw_files": manifest_files,
+        "source_sha256": source_sha256(),
+        "checks_version": CHECKS_VERSION,
+    }
+    return table, event_frame, manifest
+
+
 def tidy_tables(
     shards: list[Path],
     config: StudyConfig,
@@ -291,44 +364,18 @@ def tidy_tables(
     cache_dir: Path | None = None,
     jobs: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Build the trial and event tables and the manifest of raw inputs (shards derived in up to ``jobs``
-    processes, and kept under ``cache_dir`` when given)."""
-    named = [(p, str(p.relative_to(root)) if p.is_relative_to(root) else str(p)) for p in shards]
-    parts = map_shards(
-        named, shard_tables, ("trials", "events", "meta"), ShardCache.at(cache_dir, "tidy"), jobs
-    )
-    columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
-    frame = concat(parts, "trials", columns)
-    event_frame = concat(parts, "events", EVENT_COLUMNS)
-    manifest_files = [row for p in parts for row in p["meta"].to_dict("records")]
-    del parts
-    _no_duplicates(frame)
-    frame = apply_config(frame, config)
-    if external is not None:
-        ext = pd.read_parquet(external)
-        missing = set(TRIAL_COLUMNS) - set(ext.columns)
-        if missing:
-            raise ValueError(f"{external}: missing columns {sorted(missing)}")
-        manifest_files.append({"path": str(external), "sha256": sha256_file(external), "n_records": len(ext)})
-        ext = ext[TRIAL_COLUMNS].assign(primary=True)  # a published study has one condition
-        frame = pd.concat([frame.astype(object), ext.astype(object)], ignore_index=True)
-    frame["primary"] = frame["primary"].astype(bool)
-    frame = frame.sort_values(
-        ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"],
-        kind="stable",
-    ).reset_index(drop=True)
-    manifest = {
-        "raw_files": manifest_files,
-        "source_sha256": source_sha256(),
-        "checks_version": CHECKS_VERSION,
-    }
-    return frame, event_frame, manifest
+    """``tidy_arrow`` with the trials as a data frame (as ``trials.parquet`` reads back)."""
+    table, events, manifest = tidy_arrow(shards, config, external, root, cache_dir, jobs)
+    return table.to_pandas(), events, manifest
 
 
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+def _write_parquet(frame: pd.DataFrame | pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.parquet")
-    frame.to_parquet(tmp, index=False)
+    if isinstance(frame, pa.Table):
+        pq.write_table(frame, tmp)
+    else:
+        frame.to_parquet(tmp, index=False)
     tmp.replace(path)
 
 
@@ -358,7 +405,7 @@ def tidy(
     """Validate every raw shard and write the tidy tables."""
     config = load_config(config_path)
     try:
-        trials, events, manifest = tidy_tables(
+        trials, events, manifest = tidy_arrow(
             raw_shards(raw_dir), config, external, Path.cwd(), cache_dir=cache_dir, jobs=jobs
         )
     except RawRecordError as exc:
@@ -368,4 +415,4 @@ def tidy(
     tmp = out_manifest.with_suffix(".tmp")
     tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
     tmp.replace(out_manifest)
-    click.echo(f"{out_trials}: {len(trials)} trials; {out_events}: {len(events)} events")
+    click.echo(f"{out_trials}: {trials.num_rows} trials; {out_events}: {len(events)} events")

@@ -20,10 +20,15 @@ from typing import Any, TypeVar
 
 import click
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from slmbench.harness.fingerprint import source_sha256
 
-Tables = dict[str, pd.DataFrame]
+Tables = dict[str, pa.Table]
+"""A shard's derived tables, kept and merged as Arrow tables (one conversion to pandas after the merge: per
+shard, the conversion would cost more than reading the file)."""
+Frames = dict[str, pd.DataFrame]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -40,7 +45,7 @@ def cache_options(f: F) -> F:
     )(f)
 
 
-Build = Callable[[Path, str], Tables]
+Build = Callable[[Path, str], Frames]
 """Derives a shard's tables from its path and its name as recorded (relative to the working directory)."""
 
 
@@ -72,7 +77,7 @@ class ShardCache:
         files = {t: stem.with_suffix(f".{t}.parquet") for t in tables}
         if not all(f.exists() for f in files.values()):
             return None
-        return {t: pd.read_parquet(f) for t, f in files.items()}
+        return {t: pq.read_table(f) for t, f in files.items()}
 
     def store(self, path: Path, name: str, derived: Tables) -> None:
         """Keep a shard's tables (each written to a temporary file, then renamed)."""
@@ -80,15 +85,15 @@ class ShardCache:
         if stem is None:
             return
         stem.parent.mkdir(parents=True, exist_ok=True)
-        for table, frame in derived.items():
-            target = stem.with_suffix(f".{table}.parquet")
+        for name, table in derived.items():
+            target = stem.with_suffix(f".{name}.parquet")
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            frame.to_parquet(tmp, index=False)
+            pq.write_table(table, tmp)
             tmp.replace(target)
 
 
 def _derive(build: Build, cache: ShardCache, path: Path, name: str) -> Tables:
-    derived = build(path, name)
+    derived = {t: pa.Table.from_pandas(f, preserve_index=False) for t, f in build(path, name).items()}
     cache.store(path, name, derived)
     return derived
 
@@ -112,6 +117,10 @@ def map_shards(
 
 
 def concat(parts: list[Tables], table: str, columns: list[str]) -> pd.DataFrame:
-    """Table ``table`` of every shard, one under the other (the columns alone when every shard's is empty)."""
-    full = [t[table] for t in parts if not t[table].empty]
-    return pd.concat(full, ignore_index=True) if full else pd.DataFrame(columns=columns)
+    """Table ``table`` of every shard, one under the other, as one data frame (the columns alone when every
+    shard's is empty; a column all missing in one shard takes the type it has in the others)."""
+    full = [t[table] for t in parts if t[table].num_rows]
+    if not full:
+        return pd.DataFrame(columns=columns)
+    merged = pa.concat_tables(full, promote_options="permissive")
+    return merged.replace_schema_metadata(None).to_pandas()
