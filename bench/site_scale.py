@@ -81,7 +81,8 @@ def synthesize(root: Path, n: int, n_shards: int, n_numbers: int) -> tuple[Path,
     base = templates(root / "work")
     template_shard = root / "template.jsonl"
     template_shard.write_text("".join(r.model_dump_json() + "\n" for r in base))
-    rows, _, _ = tidy_tables([template_shard], load_config(ROOT / "config.yaml"), None, root)
+    table, _, _ = tidy_tables([template_shard], load_config(ROOT / "config.yaml"), None, root)
+    rows = table.to_pandas()
     rows = rows.set_index("trial_id").loc[[r.trial_id for r in base]].reset_index()
     template_shard.unlink()
     raw = root / "data" / "raw" / "bench"

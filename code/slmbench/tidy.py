@@ -318,7 +318,7 @@ def merged_table(frame: pd.DataFrame, external: pd.DataFrame | None) -> pa.Table
     return pa.table(arrays, names=names)
 
 
-def tidy_arrow(
+def tidy_tables(
     shards: list[Path],
     config: StudyConfig,
     external: Path | None,
@@ -326,8 +326,9 @@ def tidy_arrow(
     cache_dir: Path | None = None,
     jobs: int = 1,
 ) -> tuple[pa.Table, pd.DataFrame, dict[str, Any]]:
-    """The trials table (Arrow), the event table and the manifest of raw inputs (shards derived in up to
-    ``jobs`` processes, and kept under ``cache_dir`` when given)."""
+    """The trials table (Arrow: ``.to_pandas()`` reads as ``trials.parquet`` does), the event table and the
+    manifest of raw inputs (shards derived in up to ``jobs`` processes, and kept under ``cache_dir`` when
+    given)."""
     named = [(p, str(p.relative_to(root)) if p.is_relative_to(root) else str(p)) for p in shards]
     parts = map_shards(
         named, shard_tables, ("trials", "events", "meta"), ShardCache.at(cache_dir, "tidy"), jobs
@@ -354,19 +355,6 @@ def tidy_arrow(
         "checks_version": CHECKS_VERSION,
     }
     return table, event_frame, manifest
-
-
-def tidy_tables(
-    shards: list[Path],
-    config: StudyConfig,
-    external: Path | None,
-    root: Path,
-    cache_dir: Path | None = None,
-    jobs: int = 1,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """``tidy_arrow`` with the trials as a data frame (as ``trials.parquet`` reads back)."""
-    table, events, manifest = tidy_arrow(shards, config, external, root, cache_dir, jobs)
-    return table.to_pandas(), events, manifest
 
 
 def _write_parquet(frame: pd.DataFrame | pa.Table, path: Path) -> None:
@@ -405,7 +393,7 @@ def tidy(
     """Validate every raw shard and write the tidy tables."""
     config = load_config(config_path)
     try:
-        trials, events, manifest = tidy_arrow(
+        trials, events, manifest = tidy_tables(
             raw_shards(raw_dir), config, external, Path.cwd(), cache_dir=cache_dir, jobs=jobs
         )
     except RawRecordError as exc:

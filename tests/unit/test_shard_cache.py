@@ -62,7 +62,7 @@ def test_tidy_and_replay_equal_with_cache_in_parallel_and_afresh(tmp_path: Path)
     cached = tidy_tables(COMMITTED, config, None, ROOT, cache_dir=tmp_path, jobs=2)
     reread = tidy_tables(COMMITTED, config, None, ROOT, cache_dir=tmp_path, jobs=2)
     for other in (cached, reread):
-        pd.testing.assert_frame_equal(fresh[0], other[0])
+        assert fresh[0].equals(other[0])
         pd.testing.assert_frame_equal(fresh[1], other[1])
         assert fresh[2] == other[2]
     assert set(fresh[1]["type"]) <= {"tool_call", "refusal"} and len(fresh[1]) > 0
@@ -83,7 +83,7 @@ def test_a_bad_line_in_a_worker_names_its_file_and_line(tmp_path: Path) -> None:
         tidy_tables(shards, config, None, tmp_path, cache_dir=tmp_path / "c", jobs=2)
     shards[1].write_text(good[1])  # mended: the next build reads it (nothing of the failed one is kept)
     trials, _, manifest = tidy_tables(shards, config, None, tmp_path, cache_dir=tmp_path / "c", jobs=2)
-    assert len(trials) == 2 and [f["n_records"] for f in manifest["raw_files"]] == [1, 1]
+    assert trials.num_rows == 2 and [f["n_records"] for f in manifest["raw_files"]] == [1, 1]
 
 
 def test_the_same_trial_in_two_shards_names_both_places(tmp_path: Path) -> None:
