@@ -1,6 +1,6 @@
 """Tidy and the analysis topics at scale: N synthetic trial records (default 10k, 100k, 1M) in raw shards.
 
-Usage: ``python bench/analysis_scale.py [--sizes 10000,100000,1000000] [--keep DIR] [--topics a,b]``.
+Usage: ``python bench/analysis_scale.py [--sizes 10000,100000,1000000] [--keep DIR [--reuse]] [--topics a,b]``.
 
 Template records come from the real loop: every task of both suites, in each of its variants, driven by a
 scripted model four ways (its reference solution, its wrong solution, a plain answer without a call, and an
@@ -20,7 +20,8 @@ modification time moved on; the other shards' tables are read back: a new run's 
 N: both tidy and replay costs, all topics' seconds (the sum) and peak MB (the largest), the total after one
 shard changed and from nothing, then the slope of log time against log N between sizes (1.0 = linear) and
 each topic's seconds.
-The raw data is written under a temporary directory and removed afterwards unless ``--keep`` names one. A size
+The raw data is written under a temporary directory and removed afterwards unless ``--keep`` names one
+(``--reuse`` then measures the data kept there by an earlier run instead of writing it again). A size
 whose memory or disk, extrapolated per record from the largest size measured before it, would not fit this
 machine is skipped with the estimate (``--force`` runs it anyway).
 """
@@ -470,13 +471,34 @@ def tidy_and_replay(study: dict[str, Any], root: Path, logs: Path, tag: str) -> 
     return tidy, replay
 
 
+def kept_study(root: Path) -> dict[str, Any]:
+    """A study written before under ``root`` (by ``--keep``), ready to be measured again from nothing: its
+    config, its shards and its models; the kept shard tables are removed."""
+    config = root / "config.yaml"
+    raw = root / "data" / "raw"
+    shards = sorted(p for p in raw.rglob("*.jsonl") if p.relative_to(raw).parts[0] != "eligibility")
+    shutil.rmtree(root / "data" / "processed" / "cache", ignore_errors=True)
+    return {"config": config, "shards": shards, "models": len(yaml.safe_load(config.read_text())["models"])}
+
+
 def run_size(
-    n: int, root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]], inputs: Path, topics: list[str]
+    n: int,
+    root: Path,
+    base: dict[tuple[str, str], list[rec.TrialRecord]],
+    inputs: Path,
+    topics: list[str],
+    reuse: bool = False,
 ) -> Row:
-    """Synthesize N records under ``root``; tidy and replay them from nothing, then again after one shard
-    changed (its modification time moved on, so its kept tables no longer apply), then analyse them."""
-    shutil.copytree(inputs, root)
-    study = synthesize(root, n, base)
+    """Synthesize N records under ``root`` (or, with ``reuse``, take those written there before); tidy and
+    replay them from nothing, then again after one shard changed (its modification time moved on, so its kept
+    tables no longer apply), then analyse them."""
+    if reuse and (root / "data" / "raw").is_dir():
+        study = kept_study(root)
+    else:
+        if root.exists():
+            shutil.rmtree(root)
+        shutil.copytree(inputs, root)
+        study = synthesize(root, n, base)
     raw_mb = sum(p.stat().st_size for p in study["shards"]) / 1e6
     logs = root / "logs"
     tidy_cold, replay_cold = tidy_and_replay(study, root, logs, "cold")
@@ -567,6 +589,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES), help="comma-separated N")
     parser.add_argument("--keep", type=Path, default=None, help="write (and keep) the data under DIR/n<N>")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: measure the data kept there before instead of writing it",
+    )
     parser.add_argument("--topics", default=",".join(TOPICS), help="comma-separated topics (default: all)")
     parser.add_argument("--force", action="store_true", help="run sizes that look too big for this machine")
     args = parser.parse_args()
@@ -595,9 +622,7 @@ def main() -> None:
             if reason and not args.force:
                 print(f"N={n:,}: skipped: {reason} (--force runs it anyway)", flush=True)
                 continue
-            if root.exists():
-                shutil.rmtree(root)
-            rows.append(run_size(n, root, base, inputs, topics))
+            rows.append(run_size(n, root, base, inputs, topics, reuse=args.reuse))
             r = rows[-1]
             print(f"N={n:,}: {r.models} models, {r.raw_mb:.0f} MB raw; from nothing tidy {r.tidy_cold.seconds:.1f} s, "
                   f"replay {r.replay_cold.seconds:.1f} s; one shard changed: tidy {r.tidy.seconds:.1f} s, replay "

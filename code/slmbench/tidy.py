@@ -286,7 +286,17 @@ def raw_shards(raw_dir: Path) -> list[Path]:
     return sorted(p for p in raw_dir.rglob("*.jsonl") if p.relative_to(raw_dir).parts[0] != ELIGIBILITY_RAW)
 
 
-SORT_KEYS = ["study", "model", "suite", "task_id", "variant", "temperature", "scaffold", "parser_mode", "repeat"]
+SORT_KEYS = [
+    "study",
+    "model",
+    "suite",
+    "task_id",
+    "variant",
+    "temperature",
+    "scaffold",
+    "parser_mode",
+    "repeat",
+]
 """The order of the trials table."""
 
 
