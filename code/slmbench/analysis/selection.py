@@ -134,7 +134,7 @@ class _Index:
     def __init__(self, trials: pd.DataFrame) -> None:
         self.trials = weakref.ref(trials)  # the cache must not keep a table alive
         self.n = len(trials)
-        self._codes: dict[str, tuple[np.ndarray, list[Scalar]]] = {}
+        self._codes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._masks: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._positions = pd.Index(trials["trial_id"].to_numpy(dtype=object))
         self._unique = self._positions.is_unique
@@ -145,11 +145,11 @@ class _Index:
             raise RuntimeError("the encoded trials table no longer exists")
         return table
 
-    def codes(self, column: str) -> tuple[np.ndarray, list[Scalar]]:
-        """The column's codes and, per code, its value (as JSON writes it)."""
+    def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The column's codes and, per code, its value (``_plain`` gives it as JSON writes it)."""
         if column not in self._codes:
             codes, uniques = pd.factorize(self._table()[column], use_na_sentinel=True)
-            self._codes[column] = (np.asarray(codes), [_plain(v) for v in uniques])
+            self._codes[column] = (np.asarray(codes), np.asarray(uniques, dtype=object))
         return self._codes[column]
 
     def positions(self, ids: pd.Index) -> np.ndarray:
@@ -235,7 +235,9 @@ def selection_for(
     if not index.meets(conditions, target):
         raise ValueError(f"the base selection {dict(sel)!r} leaves out some of the trials")
     selected = index.rows(conditions)
-    extra = selected[~np.isin(selected, target, assume_unique=True)]  # selected rows that are not wanted
+    wanted = np.zeros(index.n, dtype=bool)
+    wanted[target] = True
+    extra = selected[~wanted[selected]]  # selected rows that are not wanted
     for column in (*columns, "trial_id"):
         if extra.size == 0:
             break
@@ -249,8 +251,8 @@ def selection_for(
         dropped &= ~kept
         if not dropped.any():
             continue
-        keep = {values[c - 1] if c > 0 else None for c in np.flatnonzero(kept)}
-        drop = {values[c - 1] if c > 0 else None for c in np.flatnonzero(dropped)} - keep
+        keep = {_plain(values[c - 1]) if c > 0 else None for c in np.flatnonzero(kept)}
+        drop = {_plain(values[c - 1]) if c > 0 else None for c in np.flatnonzero(dropped)} - keep
         sel[column] = exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
         extra = extra[kept[codes[extra] + 1]]
     return sel

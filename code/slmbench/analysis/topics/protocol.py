@@ -14,12 +14,12 @@ the temperature sweep, and the smallest accuracy difference the design can detec
 
 from __future__ import annotations
 
-import itertools
 import math
 import weakref
 from collections.abc import Hashable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from statsmodels.stats.power import NormalIndPower
 
@@ -40,7 +40,7 @@ FULL = "full"
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 
 
-_CONDITIONS: dict[int, tuple[weakref.ref[pd.DataFrame], dict[Hashable, pd.DataFrame]]] = {}
+_CONDITIONS: dict[int, tuple[weakref.ref[pd.DataFrame], dict[Hashable, Any]]] = {}
 
 
 def condition_rows(
@@ -56,32 +56,61 @@ def condition_rows(
     limit ablation is selected only when asked for. The topic asks for the same conditions many times: each is
     computed once per table (callers never change the rows they get).
     """
+    memo = _memo(trials)
+    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures, len(trials))
+    if wanted not in memo:
+        memo[wanted] = _condition_rows(trials, protocol, limits, all_temperatures)
+    return memo[wanted]  # type: ignore[no-any-return]
+
+
+def _memo(trials: pd.DataFrame) -> dict[Hashable, Any]:
+    """What this topic derived from ``trials`` (kept while the table lives)."""
     held = _CONDITIONS.get(id(trials))
     if held is None or held[0]() is not trials:
         for stale in [k for k, (ref, _) in _CONDITIONS.items() if ref() is None]:
             del _CONDITIONS[stale]
         held = _CONDITIONS[id(trials)] = (weakref.ref(trials), {})
-    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures, len(trials))
-    if wanted not in held[1]:
-        held[1][wanted] = _condition_rows(trials, protocol, limits, all_temperatures)
-    return held[1][wanted]
+    return held[1]
 
 
 def _condition_rows(
     trials: pd.DataFrame, protocol: str, limits: dict[str, int] | None, all_temperatures: bool
 ) -> pd.DataFrame:
-    ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
+    ours, facts = _capability(trials)
     if ours.empty:
         return ours
-    main = ours[ours["primary"].astype(bool)] if "primary" in ours else ours
-    for column in ("scaffold", "parser_mode"):
-        value = (main if len(main) else ours)[column].mode().iloc[0]
-        ours = ours[ours[column] == value]
-    ours = ours[(ours["protocol"] == protocol) & ours["n_ctx"].eq(ours["n_ctx"].max())]
+    mask = (ours["protocol"] == protocol) & ours["n_ctx"].eq(facts["n_ctx"])
     for column in ("max_turns", "max_tokens"):
-        want = (limits or {}).get(column) or trials[column].dropna().mode().iloc[0]
-        ours = ours[ours[column] == want]
-    return ours if all_temperatures else ours[ours["temperature"] == trials["temperature"].min()]
+        want = (limits or {}).get(column) or facts[column].iloc[0]
+        mask &= ours[column] == want
+    if not all_temperatures:
+        mask &= ours["temperature"] == facts["temperature"]
+    return ours[mask]
+
+
+def _capability(trials: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """What every condition shares (computed once per table): our capability trials in the primary scaffold and
+    parser mode, their largest context window, the study's usual limits (the most common values, as series:
+    empty when no trial has one) and its lowest temperature."""
+    memo = _memo(trials)
+    if "capability" not in memo:
+        ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
+        facts: dict[str, Any] = {}
+        if len(ours):
+            main = ours[ours["primary"].astype(bool)] if "primary" in ours else ours
+            keep = np.ones(len(ours), dtype=bool)
+            for column in ("scaffold", "parser_mode"):
+                value = (main if len(main) else ours)[column].mode().iloc[0]
+                keep &= (ours[column] == value).to_numpy(dtype=bool)
+            ours = ours[keep]
+            facts = {
+                "n_ctx": ours["n_ctx"].max(),
+                "max_turns": trials["max_turns"].dropna().mode(),
+                "max_tokens": trials["max_tokens"].dropna().mode(),
+                "temperature": trials["temperature"].min(),
+            }
+        memo["capability"] = (ours, facts)
+    return memo["capability"]  # type: ignore[no-any-return]
 
 
 def sides_of(trials: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame) -> Sides:
@@ -252,14 +281,7 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         row = {"model": model, "temperature": temp, "k": k, "acc": r.rate, "lo": r.lo, "hi": r.hi}
         row.update({"pass_at_k": at_k, "pass_hat_k": hat_k, "n": r.n})
         if temp == trials["temperature"].min():
-            divergent = outcome_flips = n_pairs = 0
-            for _, task in part.groupby(["task_id", "variant"]):
-                ordered = task.sort_values("repeat")
-                runs = list(zip(ordered["transcript_sha256"], ordered["passed"].astype(bool), strict=True))
-                for (sha_a, pass_a), (sha_b, pass_b) in itertools.combinations(runs, 2):
-                    n_pairs += 1
-                    divergent += int(sha_a != sha_b)
-                    outcome_flips += int(pass_a != pass_b)
+            n_pairs, divergent, outcome_flips = repeat_pairs(part)
             lowest += part["trial_id"].tolist() if n_pairs else []
             dprov = nb.provenance(
                 "count", sel, "pairs of T=0 repeats of one task with different transcripts", unit="pairs"
@@ -301,6 +323,17 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     res.numbers.append(
         nb.text("proto.phrase.determinism", phrases.determinism_phrase(divergent, pairs, len(t0)), dprov)
     )
+
+
+def repeat_pairs(part: pd.DataFrame) -> tuple[int, int, int]:
+    """Over every pair of repeats of one task (and variant): how many pairs, how many with different transcripts
+    (a missing transcript differs from every other) and how many with different outcomes."""
+    key = ["task_id", "variant"]
+    runs = part.assign(ok=part["passed"].astype(bool)).groupby(key, sort=False)["ok"].agg(["size", "sum"])
+    n, passed = runs["size"].to_numpy(), runs["sum"].to_numpy()
+    same = part.groupby([*key, "transcript_sha256"], sort=False, dropna=True).size().to_numpy()
+    pairs = int((n * (n - 1) // 2).sum())
+    return pairs, pairs - int((same * (same - 1) // 2).sum()), int((passed * (n - passed)).sum())
 
 
 def detectable_difference(n: int, baseline: float, alpha: float, power: float = 0.8) -> float:
