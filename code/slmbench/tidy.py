@@ -27,7 +27,7 @@ from slmbench.config import StudyConfig, load_config
 from slmbench.harness import records as rec
 from slmbench.harness.fingerprint import source_sha256
 from slmbench.harness.ledger import RawRecordError, iter_records
-from slmbench.harness.shard_cache import Frames, ShardCache, cache_options, concat, map_shards
+from slmbench.harness.shard_cache import Frames, ShardCache, cache_options, concat, concat_arrow, map_shards
 from slmbench.models.weights import sha256_file
 from slmbench.scoring import CHECKS_VERSION, rescore_record
 from slmbench.tasks.checks import CriterionError
@@ -300,21 +300,21 @@ SORT_KEYS = [
 """The order of the trials table."""
 
 
-def merged_table(frame: pd.DataFrame, external: pd.DataFrame | None) -> pa.Table:
+def merged_table(ours: pa.Table, external: pd.DataFrame | None) -> pa.Table:
     """Our trials and a published study's (``external``, given) as one Arrow table, sorted by ``SORT_KEYS``.
 
-    Built one column at a time: with a published study each column is the two sides' values as Python objects
-    (the two tables' types differ), typed as Arrow infers them; a whole-table object copy of a million trials
-    would take gigabytes.
+    Built one column at a time, each converted to pandas and back as a whole-table conversion would type it:
+    with a published study each column is the two sides' values as Python objects (the two tables' types
+    differ), typed as Arrow infers them. A million trials as one data frame took gigabytes.
     """
-    frames = [frame] if external is None else [frame, external]
-    names = list(frame.columns)
+    names = ours.column_names
 
     def column(name: str) -> pd.Series:
+        mine = ours.column(name).to_pandas()
         if external is None:
-            return frame[name]
-        parts = [f[name] if name in f else pd.Series(math.nan, index=f.index) for f in frames]
-        return pd.concat([p.astype(object) for p in parts], ignore_index=True)
+            return mine
+        theirs = external[name] if name in external else pd.Series(math.nan, index=external.index)
+        return pd.concat([mine.astype(object), theirs.astype(object)], ignore_index=True)
 
     keys = pd.DataFrame({k: column(k) for k in SORT_KEYS})
     order = keys.sort_values(SORT_KEYS, kind="stable").index.to_numpy()
@@ -326,6 +326,19 @@ def merged_table(frame: pd.DataFrame, external: pd.DataFrame | None) -> pa.Table
             values = values.astype(bool)
         arrays.append(pa.Array.from_pandas(values).take(order))
     return pa.table(arrays, names=names)
+
+
+CONFIG_INPUTS = ["model", "params_b", "is_base", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
+                 "max_tokens"]  # fmt: skip
+"""The columns ``apply_config`` reads."""
+
+
+def _with_config(ours: pa.Table, config: StudyConfig) -> pa.Table:
+    """``apply_config`` on the columns it reads, written back into the Arrow table (``primary`` appended)."""
+    decided = apply_config(ours.select(CONFIG_INPUTS).to_pandas(), config)
+    for name in ("params_b", "is_base"):
+        ours = ours.set_column(ours.schema.get_field_index(name), name, pa.Array.from_pandas(decided[name]))
+    return ours.append_column("primary", pa.Array.from_pandas(decided["primary"]))
 
 
 def tidy_tables(
@@ -343,13 +356,12 @@ def tidy_tables(
     parts = map_shards(
         named, shard_tables, ("trials", "events", "meta"), ShardCache.at(cache_dir, "tidy"), jobs
     )
-    columns = [*TRIAL_COLUMNS, *RECORD_COLUMNS]
-    frame = concat(parts, "trials", columns)
+    ours = concat_arrow(parts, "trials", [*TRIAL_COLUMNS, *RECORD_COLUMNS])
     event_frame = concat(parts, "events", EVENT_COLUMNS)
     manifest_files = [row for p in parts for row in p["meta"].to_pylist()]
     del parts
-    _no_duplicates(frame)
-    frame = apply_config(frame, config)
+    _no_duplicates(ours.select(["trial_id", "source_file", "source_line"]).to_pandas())
+    ours = _with_config(ours, config)
     ext = None
     if external is not None:
         ext = pd.read_parquet(external)
@@ -358,7 +370,7 @@ def tidy_tables(
             raise ValueError(f"{external}: missing columns {sorted(missing)}")
         manifest_files.append({"path": str(external), "sha256": sha256_file(external), "n_records": len(ext)})
         ext = ext[TRIAL_COLUMNS].assign(primary=True)  # a published study has one condition
-    table = merged_table(frame, ext)
+    table = merged_table(ours, ext)
     manifest = {
         "raw_files": manifest_files,
         "source_sha256": source_sha256(),

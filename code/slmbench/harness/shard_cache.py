@@ -116,11 +116,15 @@ def map_shards(
     return [t for t in out if t is not None]
 
 
-def concat(parts: list[Tables], table: str, columns: list[str]) -> pd.DataFrame:
-    """Table ``table`` of every shard, one under the other, as one data frame (the columns alone when every
-    shard's is empty; a column all missing in one shard takes the type it has in the others)."""
+def concat_arrow(parts: list[Tables], table: str, columns: list[str]) -> pa.Table:
+    """Table ``table`` of every shard, one under the other (a column all missing in one shard takes the type it
+    has in the others; the columns alone, untyped, when every shard's is empty)."""
     full = [t[table] for t in parts if t[table].num_rows]
     if not full:
-        return pd.DataFrame(columns=columns)
-    merged = pa.concat_tables(full, promote_options="permissive")
-    return merged.replace_schema_metadata(None).to_pandas()
+        return pa.Table.from_pandas(pd.DataFrame(columns=columns), preserve_index=False)
+    return pa.concat_tables(full, promote_options="permissive").replace_schema_metadata(None)
+
+
+def concat(parts: list[Tables], table: str, columns: list[str]) -> pd.DataFrame:
+    """``concat_arrow`` as one data frame."""
+    return concat_arrow(parts, table, columns).to_pandas()
