@@ -107,10 +107,10 @@ def test_coverage_says_how_many_planned_runs_are_recorded() -> None:
     assert (n["elig.n.runs"], n["elig.n.runs-planned"]) == (4, 10)
     assert (
         n["elig.phrase.coverage"]
-        == "4 of the 10 planned runs are recorded: m-a (shipped); m-b (shipped); m-c (shipped)"
+        == "4 of the 10 planned runs are recorded: m-a (shipped, 2 runs); m-b (shipped, 1 run); m-c (shipped, 1 run)"
     )
     one, _ = _numbers(synthetic_runs()[:1])
-    assert one["elig.phrase.coverage"] == "1 run is recorded: m-a (shipped)"
+    assert one["elig.phrase.coverage"] == "1 run is recorded: m-a (shipped, 1 run)"
     none, _ = _numbers([], planned_runs=144)
     assert none["elig.phrase.coverage"] == "0 of the 144 planned runs are recorded"
 

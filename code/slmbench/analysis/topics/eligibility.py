@@ -505,12 +505,13 @@ def _coverage(configs: list[tuple[str, str, str, str]], planned: int | None) -> 
     out = [nb.count("elig.n.runs", len(configs), prov)]
     if planned is not None:
         out.append(nb.count("elig.n.runs-planned", planned, prov))
-    by_model: dict[str, set[str]] = {}
+    by_model: dict[str, dict[str, int]] = {}
     for model, _prompt, quant, _task in configs:
-        by_model.setdefault(model, set()).add(quant)
+        counts = by_model.setdefault(model, {})
+        counts[quant] = counts.get(quant, 0) + 1
     parts = [
-        f"{model} ({', '.join(sorted(q, key=lambda x: (x != SHIPPED, x)))})"
-        for model, q in sorted(by_model.items())
+        f"{model} ({'; '.join(f'{q}, {c[q]} run' + ('s' if c[q] != 1 else '') for q in sorted(c, key=lambda x: (x != SHIPPED, x)))})"
+        for model, c in sorted(by_model.items())
     ]
     verb = "is" if len(configs) == 1 else "are"
     runs = "run" if len(configs) == 1 and planned is None else "runs"
