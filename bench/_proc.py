@@ -9,6 +9,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -43,16 +44,25 @@ def _tree_rss_mb(pid: int) -> float:
     return total / 2**20
 
 
+def _env(code: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), os.environ.get("PYTHONPATH", "")])}
+
+
+def _failed(module: str, args: list[str], cwd: Path, log: Path, status: int) -> None:
+    sys.exit(
+        f"{module} {' '.join(args[:3])} failed ({status}) in {cwd}; see {log}:\n{log.read_text()[-3000:]}"
+    )
+
+
 def run_module(module: str, args: list[str], cwd: Path, log: Path, *, code: Path) -> Cost:
     """Run ``python -m MODULE ARGS`` in ``cwd`` with ``code`` first on PYTHONPATH (stdout and stderr to
     ``log``); its wall time and peak memory: the larger of the largest single process (``wait4``) and the
     resident memory of the process with its worker processes together, sampled every 50 ms. Exits with the
     log's tail when it fails."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), os.environ.get("PYTHONPATH", "")])}
     with log.open("w") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", module, *args], cwd=cwd, env=env, stdout=out, stderr=out
+            [sys.executable, "-m", module, *args], cwd=cwd, env=_env(code), stdout=out, stderr=out
         )
         tree_peak = [0.0]
         done = threading.Event()
@@ -69,7 +79,39 @@ def run_module(module: str, args: list[str], cwd: Path, log: Path, *, code: Path
         sampler.join()
     code_ = os.waitstatus_to_exitcode(status)
     if code_ != 0:
-        sys.exit(
-            f"{module} {' '.join(args[:3])} failed ({code_}) in {cwd}; see {log}:\n{log.read_text()[-3000:]}"
-        )
+        _failed(module, args, cwd, log, code_)
     return Cost(seconds, max(usage.ru_maxrss / 1024.0, tree_peak[0]), log)
+
+
+def run_modules(
+    module: str, jobs: list[tuple[list[str], Path]], cwd: Path, *, code: Path, workers: int
+) -> Cost:
+    """Run ``python -m MODULE ARGS`` for each (ARGS, log) of ``jobs``, up to ``workers`` at once, each next
+    job started as soon as one ends (as ``snakemake --cores WORKERS`` runs independent one-core rules): the
+    wall time of all of them and the peak of the resident memory of every running process together, sampled
+    every 50 ms (the log named is the last job's). Exits with a failed job's log tail."""
+    waiting = list(jobs)
+    running: dict[int, tuple[subprocess.Popen[bytes], list[str], Path, Any]] = {}
+    peak = 0.0
+    start = time.perf_counter()
+    while waiting or running:
+        while waiting and len(running) < workers:
+            args, log = waiting.pop(0)
+            out = log.open("w")
+            proc = subprocess.Popen(
+                [sys.executable, "-m", module, *args], cwd=cwd, env=_env(code), stdout=out, stderr=out
+            )
+            running[proc.pid] = (proc, args, log, out)
+        peak = max(peak, sum(_tree_rss_mb(pid) for pid in running))
+        for pid, (proc, args, log, out) in list(running.items()):
+            status = proc.poll()
+            if status is None:
+                continue
+            out.close()
+            del running[pid]
+            if status != 0:
+                for other, *_ in running.values():
+                    other.kill()
+                _failed(module, args, cwd, log, status)
+        time.sleep(0.05)
+    return Cost(time.perf_counter() - start, peak, jobs[-1][1] if jobs else Path())

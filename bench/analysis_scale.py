@@ -16,9 +16,12 @@ and one worker per core, ``slmbench analyze <topic>`` with the options ``code/ru
 ``TOPIC_INPUTS``), in its own process, and is measured by its wall time and its peak memory (the larger of the
 largest single process and the sampled sum over the process and its workers). Tidy and replay run twice: from
 nothing (every shard judged: a first build, or any edit of the package) and after one shard changed (its
-modification time moved on; the other shards' tables are read back: a new run's shard landing). Prints, per
-N: both tidy and replay costs, all topics' seconds (the sum) and peak MB (the largest), the total after one
-shard changed and from nothing, then the slope of log time against log N between sizes (1.0 = linear) and
+modification time moved on; the other shards' tables are read back: a new run's shard landing). The topics
+run twice: each alone, one after the other (what each costs), and together as ``snakemake --cores N`` runs
+independent rules on this machine's N cores, N at a time (the wall time, and the peak of the memory of all
+processes running at once). Prints, per N: both tidy and replay costs, the topics' seconds alone (the sum)
+with the largest peak and together with their joint peak, the total after one shard changed and from
+nothing (with the topics together), then the slope of log time against log N between sizes (1.0 = linear) and
 each topic's seconds.
 The raw data is written under a temporary directory and removed afterwards unless ``--keep`` names one
 (``--reuse`` then measures the data kept there by an earlier run instead of writing it again). A size
@@ -44,7 +47,7 @@ from typing import Any, TextIO
 
 import psutil
 import yaml
-from _proc import Cost, run_module
+from _proc import Cost, run_module, run_modules
 
 from slmbench import SCHEMA_VERSION
 from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
@@ -432,24 +435,27 @@ class Row:
     tidy: Cost
     replay: Cost
     topics: dict[str, Cost]
+    together: Cost
 
     @property
     def topics_s(self) -> float:
+        """Every topic alone, one after the other."""
         return sum(c.seconds for c in self.topics.values())
 
     @property
     def total_s(self) -> float:
-        """A rebuild after one shard changed: tidy, replay and every topic."""
-        return self.tidy.seconds + self.replay.seconds + self.topics_s
+        """A rebuild after one shard changed: tidy, replay and the topics as Snakemake runs them."""
+        return self.tidy.seconds + self.replay.seconds + self.together.seconds
 
     @property
     def cold_s(self) -> float:
-        """A rebuild from nothing: every shard tidied and replayed, then every topic."""
-        return self.tidy_cold.seconds + self.replay_cold.seconds + self.topics_s
+        """A rebuild from nothing: every shard tidied and replayed, then the topics as Snakemake runs them."""
+        return self.tidy_cold.seconds + self.replay_cold.seconds + self.together.seconds
 
     @property
     def peak_mb(self) -> float:
-        return max([self.tidy.peak_mb, self.replay.peak_mb, *(c.peak_mb for c in self.topics.values())])
+        """The most memory held at once after one shard changed (the topics running together summed)."""
+        return max(self.tidy.peak_mb, self.replay.peak_mb, self.together.peak_mb)
 
 
 def tidy_and_replay(study: dict[str, Any], root: Path, logs: Path, tag: str) -> tuple[Cost, Cost]:
@@ -507,7 +513,20 @@ def run_size(
     os.utime(changed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     tidy, replay = tidy_and_replay(study, root, logs, "warm")
     costs = {t: measure(topic_args(t, study), root, logs / f"analyze_{t}.log") for t in topics}
-    return Row(n, study["models"], len(study["shards"]), raw_mb, tidy_cold, replay_cold, tidy, replay, costs)
+    jobs = [(topic_args(t, study), logs / f"analyze_{t}_together.log") for t in topics]
+    together = run_modules("slmbench", jobs, root, code=ROOT / "code", workers=os.cpu_count() or 1)
+    return Row(
+        n,
+        study["models"],
+        len(study["shards"]),
+        raw_mb,
+        tidy_cold,
+        replay_cold,
+        tidy,
+        replay,
+        costs,
+        together,
+    )
 
 
 def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
@@ -525,18 +544,23 @@ def report(rows: list[Row], topics: list[str], startup: Cost) -> None:
     print(f"target: N={TARGET_N:,} tidy + replay + topics under {TARGET_S:.0f} s and {TARGET_MB / 1024:.0f} GB "
           "peak memory; near-linear growth (slope about 1.0)")  # fmt: skip
     print(
-        "cold: every shard tidied and replayed from nothing; warm: one shard changed, the others' tables kept"
+        "cold: every shard tidied and replayed from nothing; warm: one shard changed, the others' tables kept;\n"
+        "topics: each alone, one after the other (their sum, the largest peak); together: as "
+        f"`snakemake --cores {os.cpu_count()}` runs them, {os.cpu_count()} at a time (the wall time, the peak of "
+        "all running at once); the totals count the topics together"
     )
     head = f"{'N':>9} {'shards':>6} {'raw MB':>7} | {'cold tidy s':>11} {'replay s':>8} | {'tidy s':>6} {'MB':>5} "
     print(
         head
-        + f"| {'replay s':>8} {'MB':>5} | {'topics s':>8} {'MB':>5} | {'warm total s':>12} {'cold total s':>12}"
+        + f"| {'replay s':>8} {'MB':>5} | {'topics s':>8} {'MB':>5} | {'together s':>10} {'MB':>5} "
+        + f"| {'warm total s':>12} {'cold total s':>12}"
     )
     for r in rows:
         tm = max((c.peak_mb for c in r.topics.values()), default=0.0)
         print(f"{r.n:>9,} {r.shards:>6} {r.raw_mb:>7.0f} | {r.tidy_cold.seconds:>11.1f} {r.replay_cold.seconds:>8.1f} | "
               f"{r.tidy.seconds:>6.1f} {r.tidy.peak_mb:>5.0f} | {r.replay.seconds:>8.1f} {r.replay.peak_mb:>5.0f} | "
-              f"{r.topics_s:>8.1f} {tm:>5.0f} | {r.total_s:>12.1f} {r.cold_s:>12.1f}")  # fmt: skip
+              f"{r.topics_s:>8.1f} {tm:>5.0f} | {r.together.seconds:>10.1f} {r.together.peak_mb:>5.0f} | "
+              f"{r.total_s:>12.1f} {r.cold_s:>12.1f}")  # fmt: skip
     print("cold peak MB (tidy, replay): " + ", ".join(
         f"N={r.n:,}: {r.tidy_cold.peak_mb:.0f}, {r.replay_cold.peak_mb:.0f}" for r in rows))  # fmt: skip
     for a, b in zip(rows, rows[1:], strict=False):
@@ -626,7 +650,7 @@ def main() -> None:
             r = rows[-1]
             print(f"N={n:,}: {r.models} models, {r.raw_mb:.0f} MB raw; from nothing tidy {r.tidy_cold.seconds:.1f} s, "
                   f"replay {r.replay_cold.seconds:.1f} s; one shard changed: tidy {r.tidy.seconds:.1f} s, replay "
-                  f"{r.replay.seconds:.1f} s; topics {r.topics_s:.1f} s", flush=True)  # fmt: skip
+                  f"{r.replay.seconds:.1f} s; topics {r.topics_s:.1f} s alone, {r.together.seconds:.1f} s together", flush=True)  # fmt: skip
             if not args.keep:
                 shutil.rmtree(root)
         report(rows, topics, startup)

@@ -75,6 +75,7 @@ rule macros:
     input:
         manifest="data/processed/manifest.json",
         topics=expand(f"{PROCESSED}/{{topic}}.json", topic=TOPICS),
+        package=ALL_PACKAGE_SOURCES,
     output:
         tex="paper/generated/numbers.tex",
         provenance="paper/generated/provenance.json",

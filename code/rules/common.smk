@@ -40,6 +40,11 @@ PACKAGE_SOURCES = sorted(
     for p in ([Path("code/slmbench", part)] if part.endswith(".py") else Path("code/slmbench", part).rglob("*"))
     if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
 )  # what judges and tabulates a record (checks, tasks, scoring): editing any of it re-tidies
+ALL_PACKAGE_SOURCES = sorted(
+    str(p)
+    for p in Path("code/slmbench").rglob("*")
+    if p.suffix in {".py", ".yaml", ".json"} and p.is_file() and "__pycache__" not in p.parts
+)  # what source_sha256 hashes: the macros rule records it in provenance.json, so any edit reruns that rule
 TASK_FILES = sorted(str(p) for p in Path("code/slmbench/tasks/data").rglob("*.yaml"))
 SITE = "site"
 # Where each \res{} of the PDF links: <site_base>/numbers/<key>.html. Default: the site built here, relative to

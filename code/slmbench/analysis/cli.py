@@ -17,6 +17,7 @@ from slmbench.analysis.io import dump_json, run_topic, write_atomic
 from slmbench.analysis.numbers import parse_tex, render_tex
 from slmbench.analysis.selection import count_mismatches, ignored, select_trials
 from slmbench.analysis.topics import TOPICS
+from slmbench.harness.fingerprint import source_sha256
 
 logger = logging.getLogger(__name__)
 _PATH = click.Path(path_type=Path)
@@ -134,7 +135,7 @@ def macros(manifest: Path, out_tex: Path, out_provenance: Path, topic_json: tupl
         "numbers": numbers,
         "topics": topics,
         "raw_files": man.get("raw_files", []),
-        "source_sha256": man.get("source_sha256"),
+        "source_sha256": source_sha256(),  # the package as it is now (this rule reruns on any edit of it)
         "checks_version": man.get("checks_version"),
     }
     write_atomic(out_tex, tex)

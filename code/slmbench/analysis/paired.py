@@ -73,7 +73,8 @@ class Sides:
             for column in self.primary.keys() & self.other.keys()
             if (cond := _merged(self.primary[column], self.other[column])) is not None
         }
-        return selection_for(self.trials, [*pairs["trial_id_p"], *pairs["trial_id_o"]], base)
+        ids = pd.concat([pairs["trial_id_p"], pairs["trial_id_o"]], ignore_index=True)
+        return selection_for(self.trials, ids, base)
 
 
 def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:

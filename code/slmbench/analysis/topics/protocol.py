@@ -19,7 +19,6 @@ import weakref
 from collections.abc import Hashable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from statsmodels.stats.power import NormalIndPower
 
@@ -94,15 +93,16 @@ def _capability(trials: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
     empty when no trial has one) and its lowest temperature."""
     memo = _memo(trials)
     if "capability" not in memo:
-        ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
+        mask = ((trials["study"] == STUDY_ID) & (trials["suite"] == "capability")).to_numpy(dtype=bool)
         facts: dict[str, Any] = {}
-        if len(ours):
-            main = ours[ours["primary"].astype(bool)] if "primary" in ours else ours
-            keep = np.ones(len(ours), dtype=bool)
+        ours = trials.iloc[:0]
+        if mask.any():
+            main = mask & trials["primary"].to_numpy(dtype=bool) if "primary" in trials else mask
+            keep = mask.copy()
             for column in ("scaffold", "parser_mode"):
-                value = (main if len(main) else ours)[column].mode().iloc[0]
-                keep &= (ours[column] == value).to_numpy(dtype=bool)
-            ours = ours[keep]
+                value = trials[column][main if main.any() else mask].mode().iloc[0]
+                keep &= (trials[column] == value).to_numpy(dtype=bool)
+            ours = trials[keep]  # one copy of the rows (each copy of a million rows costs seconds)
             facts = {
                 "n_ctx": ours["n_ctx"].max(),
                 "max_turns": trials["max_turns"].dropna().mode(),
@@ -155,7 +155,7 @@ def _limit_values(trials: pd.DataFrame) -> dict[str, list[int]]:
 
 def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     """Every paired comparison: pooled and per model, outcome changes and class changes."""
-    protocols = sorted(set(trials.loc[trials["study"] == STUDY_ID, "protocol"].dropna()))
+    protocols = sorted(trials.loc[trials["study"] == STUDY_ID, "protocol"].dropna().unique().tolist())
     table: list[dict[str, Any]] = []
     summary: list[str] = []
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):

@@ -22,7 +22,7 @@ STUDY = STUDY_ID
 
 def scaffolds_of(primary: pd.DataFrame) -> tuple[str, str]:
     """The primary scaffold (that of the primary rows; ``native`` when none or mixed) and the other one."""
-    found = sorted(set(primary["scaffold"].dropna()))
+    found = sorted(primary["scaffold"].dropna().unique().tolist())
     first = found[0] if len(found) == 1 else "native"
     return first, next(s for s in SCAFFOLDS if s != first)
 
