@@ -11,6 +11,7 @@ from slmbench.analysis.selection import (
     count_mismatches,
     exclude,
     ignored,
+    isin,
     select_trials,
     selection_for,
     selection_mask,
@@ -127,3 +128,27 @@ def test_count_mismatches_reports_a_selection_that_picks_other_trials_than_n() -
         num("lonely", 0.5, {"model": "a"}),
     ]
     assert count_mismatches(numbers, t) == ["audit selects 3 trials, n is 2: bad"]
+
+
+_TEXT = st.one_of(st.none(), st.sampled_from(["a", "b", "c", "é", ""]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    column=st.lists(_TEXT, max_size=12),
+    values=st.lists(st.one_of(_TEXT, st.integers(0, 2)), max_size=6),
+    as_series=st.booleans(),
+)
+def test_isin_agrees_with_pandas_on_arrow_text(
+    column: list[str | None], values: list, as_series: bool
+) -> None:
+    text = pd.Series(column, dtype="str")
+    assert text.dtype.storage == "pyarrow"  # the case the fast path serves
+    given_values = pd.Series(values, dtype=object) if as_series else values
+    assert isin(text, given_values).tolist() == text.isin(values).tolist()
+    assert isin(text, given_values).index.equals(text.index)
+
+
+def test_isin_leaves_other_columns_to_pandas() -> None:
+    numbers = pd.Series([1.0, math.nan, 2.0])
+    assert isin(numbers, [2.0]).tolist() == [False, False, True]

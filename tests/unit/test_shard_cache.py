@@ -49,7 +49,9 @@ def test_kept_tables_are_reused_until_the_shard_or_the_source_changes(tmp_path: 
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     changed = map_shards(shards, _lines, ("rows",), cache)
     assert [_builds(p) for p, _ in shards] == [1, 2, 1] and changed[1]["rows"]["lines"].to_pylist() == [4]
-    assert len(list((tmp_path / "cache" / "test").rglob("*.arrow"))) == 3  # the changed shard's old table went
+    assert (
+        len(list((tmp_path / "cache" / "test").rglob("*.arrow"))) == 3
+    )  # the changed shard's old table went
     map_shards(shards, _lines, ("rows",), ShardCache(tmp_path / "cache", "test", "source-2"))
     assert [_builds(p) for p, _ in shards] == [2, 3, 2]  # another package source: everything again
     assert [d.name for d in (tmp_path / "cache" / "test").iterdir()] == ["source-2"]  # source-1's tables went

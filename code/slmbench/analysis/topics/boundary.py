@@ -19,7 +19,7 @@ import pandas as pd
 from slmbench import vocab
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult, Unit
-from slmbench.analysis.selection import selection_for
+from slmbench.analysis.selection import isin, selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, primary_rows, scored
@@ -61,7 +61,7 @@ def _events_of(events: pd.DataFrame | None, df: pd.DataFrame, kind: str) -> pd.D
     """Events of type ``kind`` of the trials in ``df``, with the trial's model and parser mode attached."""
     if events is None or events.empty or df.empty:
         return pd.DataFrame(columns=["trial_id", "model", "trial_mode", "surface", "code", "repairs"])
-    ev = events[(events["type"] == kind) & events["trial_id"].isin(df["trial_id"])]
+    ev = events[(events["type"] == kind) & isin(events["trial_id"], df["trial_id"])]
     info = df[["trial_id", "model", "parser_mode"]].rename(columns={"parser_mode": "trial_mode"})
     return ev[["trial_id", "surface", "code", "repairs"]].merge(info, on="trial_id", how="left")
 
@@ -131,8 +131,8 @@ def _replay_frame(
     cols = ["trial_id", "model", "recorded_accepted", "replay_accepted"]
     if rows is None or rows.empty:
         return pd.DataFrame(columns=cols), 0
-    keep = rows["trial_id"].isin(df.loc[df["parser_mode"] == "repaired", "trial_id"])
-    unmatched = int((~keep & ~rows["trial_id"].isin(comparison)).sum())
+    keep = isin(rows["trial_id"], df.loc[df["parser_mode"] == "repaired", "trial_id"])
+    unmatched = int((~keep & ~isin(rows["trial_id"], comparison)).sum())
     if unmatched:
         logger.warning("%d replayed responses belong to no repaired-mode trial of the study", unmatched)
     return rows.loc[keep, cols].reset_index(drop=True), unmatched
@@ -269,7 +269,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         if isinstance(p.get("replay"), str | Path)
         else ("inline" if doc is not None else "none")
     )
-    others = trials[(trials["study"] == STUDY) & ~trials["trial_id"].isin(study["trial_id"])]
+    others = trials[(trials["study"] == STUDY) & ~isin(trials["trial_id"], study["trial_id"])]
     replay_rows, unmatched = _replay_frame(doc, df, others["trial_id"])
     prov = nb.provenance(_REPLAY, rsel, "whether a strict replay was given", replay=source)
     res.numbers += [

@@ -15,7 +15,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.paired import PKG, Sides, comparison, paired
-from slmbench.analysis.selection import selection_for
+from slmbench.analysis.selection import isin, selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
@@ -29,7 +29,7 @@ def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFram
     """Trials with the smallest non-configured context window, in the primary scaffold and parser mode."""
     if primary.empty or "n_ctx" not in trials.columns:
         return trials.iloc[0:0], None
-    ours = trials[(trials["study"] == STUDY) & ~trials["trial_id"].isin(primary["trial_id"])]
+    ours = trials[(trials["study"] == STUDY) & ~isin(trials["trial_id"], primary["trial_id"])]
     keys = [c for c in ("model", "scaffold", "parser_mode", *CONDITION_COLUMNS) if c in primary and c in ours]
     same = primary[keys].drop_duplicates()
     ours = ours.merge(same, on=keys, how="inner")

@@ -29,8 +29,10 @@ TOKENS = ("prompt_tokens", "completion_tokens")
 
 def dimension_rows(m: pd.DataFrame, dim: str) -> pd.DataFrame:
     """The rows scored for a dimension: robustness and fault tolerance count only perturbed/faulted runs."""
-    d = m[m["dimension"] == dim]
-    return d[d["variant"] != "original"] if dim in VARIANT_DIMENSIONS else d
+    mask = m["dimension"] == dim
+    if dim in VARIANT_DIMENSIONS:
+        mask &= m["variant"] != "original"
+    return m[mask]  # one copy of the rows, not two
 
 
 def dimension_selection(sel: Selection, dim: str) -> Selection:
@@ -41,7 +43,8 @@ def dimension_selection(sel: Selection, dim: str) -> Selection:
 
 def composite(m: pd.DataFrame) -> float:
     """Mean of the four dimension pass rates (``nan`` if a dimension has no rows)."""
-    rates = [dimension_rows(m, d)["passed"].mean() for d in DIMS]
+    scored_only = m[["dimension", "variant", "passed"]]  # copies of three columns, not of every one
+    rates = [dimension_rows(scored_only, d)["passed"].mean() for d in DIMS]
     return float(np.mean(rates)) if all(pd.notna(r) for r in rates) else math.nan
 
 
