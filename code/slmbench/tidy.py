@@ -102,6 +102,11 @@ AUDIT_COLUMNS = (
 )
 """Columns kept to audit a trial (where its record is, how it was judged); no statistic reads them, so the
 analysis topics leave them unread."""
+CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
+                    "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
+                    "task_id")  # fmt: skip
+"""Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
+then copies small integer codes instead of the text."""
 _DIMENSIONS = set(DIMENSIONS)
 EVENT_COLUMNS = [
     "trial_id",

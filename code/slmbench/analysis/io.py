@@ -47,14 +47,19 @@ def dump_json(obj: Any) -> str:
 
 
 def read_trials(path: Path) -> pd.DataFrame:
-    """The trials table as the topics read it: without the audit columns, text in pandas' Arrow-backed string
-    type (no copy into Python objects: at a million trials that copy took seconds and a gigabyte per topic)."""
+    """The trials table as the topics read it: without the audit columns, text of few distinct values as
+    categories (``CATEGORY_COLUMNS``) and other text in pandas' Arrow-backed string type (no copy into Python
+    objects: at a million trials that copy took seconds and a gigabyte per topic)."""
     import pyarrow.parquet as pq
 
-    from slmbench.tidy import AUDIT_COLUMNS
+    from slmbench.tidy import AUDIT_COLUMNS, CATEGORY_COLUMNS
 
     columns = [c for c in pq.read_schema(path).names if c not in AUDIT_COLUMNS]
-    return pd.read_parquet(path, columns=columns)
+    table = pd.read_parquet(path, columns=columns)
+    for column in CATEGORY_COLUMNS:
+        if column in table:
+            table[column] = table[column].astype("category")
+    return table
 
 
 def run_topic(

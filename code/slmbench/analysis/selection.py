@@ -26,6 +26,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from slmbench.analysis.memo import TableMemo
+
 Scalar: TypeAlias = str | int | float | bool | None
 Values: TypeAlias = Scalar | list[Scalar]
 Condition: TypeAlias = Values | dict[str, Values]
@@ -220,18 +222,9 @@ class _Index:
         return all(self.mask(column, condition)[0][rows].all() for column, condition in conditions)
 
 
-_INDEXES: dict[int, _Index] = {}
-
-
-def _index(trials: pd.DataFrame) -> _Index:
-    """The encoded table of ``trials`` (built on first use; a table changed in place is encoded again when
-    its length differs, and topics never change the table they select from)."""
-    index = _INDEXES.get(id(trials))
-    if index is None or index.trials() is not trials or index.n != len(trials):
-        for key in [k for k, v in _INDEXES.items() if v.trials() is None]:
-            del _INDEXES[key]
-        index = _INDEXES[id(trials)] = _Index(trials)
-    return index
+_index = TableMemo(_Index)
+"""The encoded table of a trials table (built on first use; topics never change the table they select
+from)."""
 
 
 def selection_for(

@@ -15,15 +15,14 @@ the temperature sweep, and the smallest accuracy difference the design can detec
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Hashable
 from typing import Any
 
 import pandas as pd
-from statsmodels.stats.power import NormalIndPower
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
+from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import Sides, block, cells, paired
 from slmbench.analysis.selection import selection_for
@@ -37,9 +36,6 @@ from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 LEGACY = "legacy"
 FULL = "full"
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
-
-
-_CONDITIONS: dict[int, tuple[weakref.ref[pd.DataFrame], dict[Hashable, Any]]] = {}
 
 
 def condition_rows(
@@ -56,20 +52,14 @@ def condition_rows(
     computed once per table (callers never change the rows they get).
     """
     memo = _memo(trials)
-    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures, len(trials))
+    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures)
     if wanted not in memo:
         memo[wanted] = _condition_rows(trials, protocol, limits, all_temperatures)
     return memo[wanted]  # type: ignore[no-any-return]
 
 
-def _memo(trials: pd.DataFrame) -> dict[Hashable, Any]:
-    """What this topic derived from ``trials`` (kept while the table lives)."""
-    held = _CONDITIONS.get(id(trials))
-    if held is None or held[0]() is not trials:
-        for stale in [k for k, (ref, _) in _CONDITIONS.items() if ref() is None]:
-            del _CONDITIONS[stale]
-        held = _CONDITIONS[id(trials)] = (weakref.ref(trials), {})
-    return held[1]
+_memo: TableMemo[dict[Hashable, Any]] = TableMemo(lambda _: {})
+"""What this topic derived from a trials table (kept while the table lives)."""
 
 
 def _condition_rows(
@@ -338,6 +328,8 @@ def repeat_pairs(part: pd.DataFrame) -> tuple[int, int, int]:
 
 def detectable_difference(n: int, baseline: float, alpha: float, power: float = 0.8) -> float:
     """The smallest accuracy gain over ``baseline`` a two-sided test of two groups of ``n`` detects."""
+    from statsmodels.stats.power import NormalIndPower  # here: importing it costs a second per process
+
     if n < 2:
         return math.nan
     h = float(NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=alpha, power=power, ratio=1.0))
