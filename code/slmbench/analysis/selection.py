@@ -263,15 +263,16 @@ def selection_for(
         codes, values = index.codes(column)
         kept = np.zeros(len(values) + 1, dtype=bool)  # per code + 1 (0: missing)
         kept[codes[target] + 1] = True
+        extra_codes = codes[extra] + 1
         dropped = np.zeros_like(kept)
-        dropped[codes[extra] + 1] = True
+        dropped[extra_codes] = True
         dropped &= ~kept
         if not dropped.any():
             continue
         keep = {_plain(values[c - 1]) if c > 0 else None for c in np.flatnonzero(kept)}
         drop = {_plain(values[c - 1]) if c > 0 else None for c in np.flatnonzero(dropped)} - keep
         sel[column] = exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
-        extra = extra[kept[codes[extra] + 1]]
+        extra = extra[kept[extra_codes]]
     return sel
 
 
