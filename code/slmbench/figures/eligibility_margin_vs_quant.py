@@ -21,8 +21,9 @@ def draw(src: Source) -> Figure:
     df = src.table(TOPIC, "configs")
     tasks = tasks_in(df)
     quants = [q for q in QUANT_ORDER if len(df) and q in set(df["quant"])]
-    fig, axes = panels(max(len(tasks), 1), ncols=2)
-    if not tasks or len(quants) < 2:
+    empty = not tasks or len(quants) < 2
+    fig, axes = panels(1 if empty else len(tasks), ncols=2)  # no empty panels beside the message
+    if empty:
         no_data(axes[0], "no requantised variant scored")
     else:
         order = df.sort_values(["params_b", "model"])["model"].drop_duplicates().tolist()
