@@ -213,3 +213,32 @@ def test_no_statistic_reads_an_audit_column(tmp_path) -> None:
     read = read_trials(tmp_path / "trials.parquet")
     assert "criteria" not in read.columns and "seed" not in read.columns
     assert read.loc[0, "model"] == "m"
+
+
+def test_read_trials_reads_few_valued_text_as_sorted_categories(tmp_path) -> None:
+    """The categories come from Parquet's dictionaries without decoding the text, and equal what
+    ``astype("category")`` makes of the plainly read column: sorted, text-typed, missing values kept, also for a
+    column with no value at all."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from slmbench.analysis.io import read_trials
+
+    table = pa.table(
+        {
+            "trial_id": ["t1", "t2", "t3", "t4"],
+            "model": ["zeta", "alpha", None, "alpha"],
+            "outcome": pa.array([None] * 4, type=pa.string()),
+            "protocol": pa.array([None] * 4, type=pa.null()),
+        }
+    )
+    pq.write_table(table, tmp_path / "trials.parquet")
+    read = read_trials(tmp_path / "trials.parquet")
+    plain = pd.read_parquet(tmp_path / "trials.parquet")
+    for column in ("model", "outcome", "protocol"):
+        expected = plain[column].astype("category")
+        assert read[column].equals(expected), column
+        assert list(read[column].cat.categories) == list(expected.cat.categories)
+        assert read[column].cat.categories.dtype == expected.cat.categories.dtype, column
+    assert list(read["model"].cat.categories) == ["alpha", "zeta"]
+    assert read["trial_id"].equals(plain["trial_id"])  # many-valued text stays Arrow-backed text

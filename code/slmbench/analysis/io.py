@@ -48,17 +48,29 @@ def dump_json(obj: Any) -> str:
 
 def read_trials(path: Path) -> pd.DataFrame:
     """The trials table as the topics read it: without the audit columns, text of few distinct values as
-    categories (``CATEGORY_COLUMNS``) and other text in pandas' Arrow-backed string type (no copy into Python
-    objects: at a million trials that copy took seconds and a gigabyte per topic)."""
+    categories (``CATEGORY_COLUMNS``, read from Parquet's dictionaries without decoding the text; categories in
+    sorted order, as ``astype("category")`` gives them) and other text in pandas' Arrow-backed string type (no
+    copy into Python objects: at a million trials that copy took seconds and a gigabyte per topic)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from slmbench.tidy import AUDIT_COLUMNS, CATEGORY_COLUMNS
 
     columns = [c for c in pq.read_schema(path).names if c not in AUDIT_COLUMNS]
-    table = pd.read_parquet(path, columns=columns)
-    for column in CATEGORY_COLUMNS:
-        if column in table:
-            table[column] = table[column].astype("category")
+    categories = [c for c in CATEGORY_COLUMNS if c in columns]
+    arrow = pq.read_table(path, columns=columns, read_dictionary=categories)
+    table = arrow.to_pandas()
+    for column in categories:
+        values = table[column]
+        if not isinstance(values.dtype, pd.CategoricalDtype):
+            table[column] = values.astype("category")
+            continue
+        kind = arrow.schema.field(column).type
+        text = pa.types.is_dictionary(kind) and (
+            pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
+        )
+        order = pd.Index(sorted(values.cat.categories), dtype="str" if text else values.cat.categories.dtype)
+        table[column] = values.cat.set_categories(order)
     return table
 
 
