@@ -117,11 +117,17 @@ def _pooled_diff(draw: Draw) -> float:
 
 
 def block(
-    prefix: str, pairs: pd.DataFrame, sides: Sides, what: str, alpha: float
+    prefix: str,
+    pairs: pd.DataFrame,
+    sides: Sides,
+    what: str,
+    alpha: float,
+    both_sides: Selection | None = None,
 ) -> tuple[list[Number], dict[str, Any]]:
     """Both accuracies, the paired difference, the discordant counts and McNemar's p of one set of pairs.
 
-    Each accuracy selects its side's paired trials; the numbers over pairs select both sides' trials.
+    Each accuracy selects its side's paired trials; the numbers over pairs select both sides' trials
+    (``both_sides``: that selection, when the caller made it already).
     """
     both, only_p, only_o, neither = cells(pairs)
     n = len(pairs)
@@ -140,7 +146,7 @@ def block(
     p = mcnemar_p(both, only_p, only_o, neither) if n else math.nan
     mprov = nb.provenance(
         _MCNEMAR,
-        sides.both(pairs),
+        sides.both(pairs) if both_sides is None else both_sides,
         f"exact McNemar test, {what} vs the primary condition",
         unit="pairs",
         exact=True,

@@ -153,11 +153,12 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         sides = sides_of(trials, base, other)
         pooled = sides.within({"model": sorted(pairs["model"].unique())})  # a list, even of one model
         prefix = f"proto.cmp.{key}"
-        nums, row = block(prefix, pairs, pooled, name, alpha)
+        both = pooled.both(pairs)
+        nums, row = block(prefix, pairs, pooled, name, alpha, both)
         res.numbers += nums
         prov = nb.provenance(
             f"{PKG}.paired.paired",
-            pooled.both(pairs),
+            both,
             f"paired trials whose failure class changed, {name}",
             unit="pairs",
             comparison=name,
@@ -172,12 +173,13 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         )
         for model, part in pairs.groupby("model", sort=True):
             mkey = f"{prefix}.{nb.slug(model)}"
-            nums, row = block(mkey, part, sides, name, alpha)
+            mboth = sides.both(part)
+            nums, row = block(mkey, part, sides, name, alpha, mboth)
             res.numbers += nums
             mphrase = phrases.change_phrase(
                 row["only_primary"], row["only_other"], row["p"], reference, condition
             )
-            res.numbers.append(nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": sides.both(part)}))
+            res.numbers.append(nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": mboth}))
             table.append(
                 {"comparison": name, "key": key, "model": model, **row, "class_changed": _changed_class(part)}
             )
