@@ -124,8 +124,8 @@ def test_requantised_against_shipped() -> None:
     )  # exact: 2 discordant, both one way
     assert (n["elig.quant.n.pairs"], n["elig.quant.n.lower"], n["elig.quant.n.higher"]) == (1, 1, 0)
     assert n["elig.quant.q2-k.mean-delta"] == pytest.approx(-0.1)
-    assert (
-        n["elig.phrase.quant"] == "requantisation lowered test accuracy in more comparisons than it raised it"
+    assert n["elig.phrase.quant"].startswith(
+        "requantisation lowered test accuracy in more comparisons than it raised it (sign test over the"
     )
 
 

@@ -114,3 +114,27 @@ def test_determinism_phrase():
     assert ph.determinism_phrase(3, 93, 1).startswith("3 of 93 pairs") and ph.determinism_phrase(
         3, 93, 1
     ).endswith("(one model)")
+
+
+def test_quant_phrase_at_its_edges() -> None:
+    from slmbench.analysis.phrases import quant_phrase
+
+    assert quant_phrase(0, 0, 0, math.nan) == "no requantised variant was scored"
+    assert (
+        quant_phrase(1, 0, 0, math.nan) == "requantisation left test accuracy unchanged in the one comparison"
+    )
+    assert (
+        quant_phrase(5, 0, 0, math.nan)
+        == "requantisation left test accuracy unchanged in all five comparisons"
+    )
+    assert quant_phrase(1, 1, 0, 1.0) == (
+        "requantisation lowered test accuracy in more comparisons than it raised it "
+        "(sign test over the one comparison that moved: p = 1.00, not significant)"
+    )
+    assert quant_phrase(24, 3, 15, 0.0075).startswith(
+        "requantisation raised test accuracy in more comparisons"
+    )
+    assert quant_phrase(24, 3, 15, 0.0075).endswith("18 comparisons that moved: p = 0.00750, significant)")
+    assert quant_phrase(6, 2, 2, 1.0).startswith(
+        "requantisation lowered and raised test accuracy equally often"
+    )

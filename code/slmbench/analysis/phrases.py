@@ -142,6 +142,27 @@ def change_phrase(only_first: int, only_second: int, p: float, first: str, secon
     return f"{direction}: {verdict} (exact McNemar {test})"
 
 
+def quant_phrase(n_pairs: int, lower: int, higher: int, p: float) -> str:
+    """Which way requantisation moved test accuracy over ``n_pairs`` paired comparisons, with the two-sided sign
+    test over the comparisons that moved (``p``)."""
+    if n_pairs == 0:
+        return "no requantised variant was scored"
+    if lower == higher == 0:
+        where = "the one comparison" if n_pairs == 1 else f"all {plural(n_pairs, 'comparison')}"
+        return f"requantisation left test accuracy unchanged in {where}"
+    if lower > higher:
+        head = "requantisation lowered test accuracy in more comparisons than it raised it"
+    elif higher > lower:
+        head = "requantisation raised test accuracy in more comparisons than it lowered it"
+    else:
+        head = "requantisation lowered and raised test accuracy equally often"
+    if not math.isfinite(p):
+        return head
+    verdict = "significant" if p < 0.05 else "not significant"
+    test = "p < 0.001" if p < 0.001 else f"p = {p:#.3g}"
+    return f"{head} (sign test over the {plural(lower + higher, 'comparison')} that moved: {test}, {verdict})"
+
+
 def _temps(values: list[float]) -> str:
     text = [f"{t:g}" for t in values]
     return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]

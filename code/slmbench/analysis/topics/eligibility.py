@@ -28,9 +28,10 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult, Unit
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
-from slmbench.analysis.stats_tests import mcnemar_p
+from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.stats_threshold import (
     apply_margin,
     cascade_choice,
@@ -554,14 +555,11 @@ def _quant_summary(qrows: list[dict[str, Any]], prov: dict[str, Any]) -> list[Nu
             nb.count(f"elig.quant.{s}.n.higher", sum((q["delta"] or 0) > 0 for q in part), prov),
             nb.rate(f"elig.quant.{s}.mean-delta", sum(d) / len(d) if d else math.nan, prov),
         ]
-    if not qrows:
-        phrase = "no requantised variant was scored"
-    elif lower > higher:
-        phrase = "requantisation lowered test accuracy in more comparisons than it raised it"
-    elif higher > lower:
-        phrase = "requantisation raised test accuracy in more comparisons than it lowered it"
-    else:
-        phrase = "requantisation lowered and raised test accuracy equally often"
+    sign_p = flip_binomial_p(lower, higher)
+    out.append(
+        nb.pvalue("elig.quant.sign.p", sign_p, {**prov, "function": f"{PKG}.stats_tests.flip_binomial_p"})
+    )
+    phrase = phrases.quant_phrase(len(qrows), lower, higher, sign_p)
     out.append(nb.text("elig.phrase.quant", phrase, prov))
     return out
 
