@@ -128,6 +128,11 @@ def floor_phrase(n_clear: int, n_models: int, floor: float, margin: float) -> st
     return f"{count_word(n_clear)} of the {count_word(n_models)} instruction-tuned models {verb} {head} at the lower end of their interval"
 
 
+def _test_text(p: float) -> tuple[str, bool]:
+    """A test's p-value as printed (``p < 0.001`` or ``p = 0.0123``) and whether it is below 0.05."""
+    return ("p < 0.001" if p < 0.001 else f"p = {p:#.3g}"), p < 0.05
+
+
 def change_phrase(only_first: int, only_second: int, p: float, first: str, second: str) -> str:
     """What a paired comparison shows: which way trials moved and whether McNemar's test sees it."""
     moved = only_first + only_second
@@ -137,8 +142,8 @@ def change_phrase(only_first: int, only_second: int, p: float, first: str, secon
     direction = f"{plural(only_second, 'trial')} {verb} only under {second} and {plural(only_first, 'trial')} only under {first}"
     if not math.isfinite(p):
         return direction
-    verdict = "a significant change" if p < 0.05 else "not a significant change"
-    test = "p < 0.001" if p < 0.001 else f"p = {p:#.3g}"
+    test, significant = _test_text(p)
+    verdict = "a significant change" if significant else "not a significant change"
     return f"{direction}: {verdict} (exact McNemar {test})"
 
 
@@ -158,8 +163,8 @@ def quant_phrase(n_pairs: int, lower: int, higher: int, p: float) -> str:
         head = "requantisation lowered and raised test accuracy equally often"
     if not math.isfinite(p):
         return head
-    verdict = "significant" if p < 0.05 else "not significant"
-    test = "p < 0.001" if p < 0.001 else f"p = {p:#.3g}"
+    test, significant = _test_text(p)
+    verdict = "significant" if significant else "not significant"
     return f"{head} (sign test over the {plural(lower + higher, 'comparison')} that moved: {test}, {verdict})"
 
 
