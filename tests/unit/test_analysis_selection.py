@@ -1,6 +1,7 @@
 """The selection language of provenance records: equality, any of, exclusion, exact selections of row sets."""
 
 import math
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -8,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from slmbench.analysis.selection import (
+    _plain,
+    _values,
     count_mismatches,
     exclude,
     ignored,
@@ -110,6 +113,42 @@ def test_selection_for_picks_exactly_the_rows_it_was_given(t: pd.DataFrame, data
     chosen = data.draw(st.lists(st.sampled_from(_ids(t)), unique=True))
     sel = selection_for(t, chosen, columns=("a", "b", "temperature"))
     assert sorted(_ids(select_trials(t, sel))) == sorted(chosen)
+
+
+def _narrowed_by_hand(
+    t: pd.DataFrame, chosen: list[str], base: dict[str, Any], columns: tuple[str, ...]
+) -> dict[str, Any]:
+    """What ``selection_for`` promises, row by row in pandas: from the base, each column in turn gets a condition
+    where it leaves out rows the others kept (the kept values, or the exclusion when shorter)."""
+    sel = dict(base)
+    target = t[t["trial_id"].isin(chosen)]
+    extra = select_trials(t, base)
+    extra = extra[~extra["trial_id"].isin(chosen)]
+    for column in (*columns, "trial_id"):
+        if extra.empty:
+            break
+        if column in sel:
+            continue
+        keep = {_plain(v) for v in target[column]}
+        drop = {_plain(v) for v in extra[column]} - keep
+        if not drop:
+            continue
+        sel[column] = exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
+        extra = extra[[_plain(v) in keep for v in extra[column]]]
+    return sel
+
+
+@settings(max_examples=80, deadline=None)
+@given(_tables(), st.data())
+def test_selections_from_one_base_agree_with_narrowing_by_hand(t: pd.DataFrame, data: st.DataObject) -> None:
+    """Several selections from one base (its rows and codes are kept between them) give what narrowing the
+    rows by hand gives."""
+    columns = ("a", "b", "temperature")
+    for _ in range(3):
+        chosen = data.draw(st.lists(st.sampled_from(_ids(t)), min_size=1, unique=True))
+        held = sorted({_plain(v) for v in t.loc[t["trial_id"].isin(chosen), "b"]}, key=str)
+        base = {"b": held if len(held) > 1 else held[0]}
+        assert selection_for(t, chosen, base, columns) == _narrowed_by_hand(t, chosen, base, columns)
 
 
 def test_count_mismatches_reports_a_selection_that_picks_other_trials_than_n() -> None:

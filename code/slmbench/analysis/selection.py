@@ -162,6 +162,8 @@ class _Index:
         self.n = len(trials)
         self._codes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._masks: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._bases: dict[str, _Base] = {}
+        self._by_code: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._positions = pd.Index(trials["trial_id"].to_numpy(dtype=object))
         self._unique = self._positions.is_unique
 
@@ -173,6 +175,8 @@ class _Index:
 
     def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
         """The column's codes and, per code, its value (``_plain`` gives it as JSON writes it)."""
+        if column not in self._codes and column == "trial_id" and self._unique:
+            self._codes[column] = (np.arange(self.n), self._positions.to_numpy())  # already one per row
         if column not in self._codes:
             codes, uniques = pd.factorize(self._table()[column], use_na_sentinel=True)
             self._codes[column] = (np.asarray(codes), np.asarray(uniques, dtype=object))
@@ -193,6 +197,19 @@ class _Index:
         if self._positions[hit].nunique() < len(ids):
             raise ValueError(f"trials not in the table: {sorted(ids.difference(self._positions))[:3]}")
         return hit
+
+    def aligned(self, ids: np.ndarray) -> np.ndarray | None:
+        """The position of each id, in order (None when ids are not unique in the table).
+
+        Raises:
+            ValueError: An id is not in the table.
+        """
+        if not self._unique:
+            return None
+        found = self._positions.get_indexer(ids)
+        if (found < 0).any():
+            raise ValueError(f"trials not in the table: {sorted(ids[found < 0])[:3]}")
+        return found
 
     def mask(self, column: str, condition: Condition) -> tuple[np.ndarray, np.ndarray]:
         """Rows meeting one condition, as a mask and as sorted positions (cached: a topic asks for the same
@@ -221,6 +238,63 @@ class _Index:
         """Whether every one of ``rows`` meets every condition."""
         return all(self.mask(column, condition)[0][rows].all() for column, condition in conditions)
 
+    def base(self, conditions: list[tuple[str, Condition]]) -> _Base:
+        """The rows meeting ``conditions`` with what is asked of them again (cached: a topic makes many
+        selections from one base, e.g. one per model from the rows of one condition)."""
+        key = repr(conditions)
+        if key not in self._bases:
+            if len(self._bases) > 64:
+                self._bases.clear()
+            self._bases[key] = _Base(self, self.rows(conditions))
+        return self._bases[key]
+
+    def with_codes(self, column: str, wanted: np.ndarray) -> np.ndarray:
+        """Sorted positions of the rows whose code (+ 1; 0: missing) in ``column`` is one of ``wanted``."""
+        if column not in self._by_code:
+            codes, _ = self.codes(column)
+            order = np.argsort(codes, kind="stable")
+            starts = np.searchsorted(codes[order], np.arange(-1, int(codes.max(initial=-1)) + 2))
+            self._by_code[column] = (order, starts)
+        order, starts = self._by_code[column]
+        parts = [order[starts[c] : starts[c + 1]] for c in wanted]
+        return np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+
+
+class _Base:
+    """The rows one set of conditions selects, as positions and as a mask, and per column which codes they hold.
+
+    Whether a column narrows a selection that has not been narrowed yet is then a question about codes, not
+    rows; the rows are gathered only once a column narrows, from the rows holding the kept codes when those
+    are fewer.
+    """
+
+    def __init__(self, index: _Index, rows: np.ndarray) -> None:
+        self.index = index
+        self.rows = rows
+        self.mask = np.zeros(index.n, dtype=bool)
+        self.mask[rows] = True
+        self._present: dict[str, np.ndarray] = {}
+
+    def present(self, column: str) -> np.ndarray:
+        """Per code + 1 (0: missing): whether one of the rows holds it."""
+        if column not in self._present:
+            codes, values = self.index.codes(column)
+            held = np.zeros(len(values) + 1, dtype=bool)
+            held[codes[self.rows] + 1] = True
+            self._present[column] = held
+        return self._present[column]
+
+    def narrowed(self, column: str, kept: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+        """Sorted positions of the rows that hold a kept code of ``column`` and are not ``wanted``."""
+        codes, _ = self.index.codes(column)
+        keep = np.flatnonzero(kept & self.present(column))
+        candidates = self.index.with_codes(column, keep)
+        if len(candidates) > len(self.rows):
+            candidates = self.rows[kept[codes[self.rows] + 1]]
+        else:
+            candidates = candidates[self.mask[candidates]]
+        return candidates[~wanted[candidates]]
+
 
 _index = TableMemo(_Index)
 """The encoded table of a trials table (built on first use; topics never change the table they select
@@ -242,37 +316,72 @@ def selection_for(
     Raises:
         ValueError: ``base`` leaves out one of the trials, or a trial id is not in the table.
     """
-    sel: Selection = dict(base or {})
+    return selection_at(trials, positions_of(trials, trial_ids), base, columns)
+
+
+def positions_of(trials: pd.DataFrame, trial_ids: Iterable[str]) -> np.ndarray:
+    """Sorted row positions in ``trials`` of the trials ``trial_ids`` (every row of a duplicated id).
+
+    Raises:
+        ValueError: A trial id is not in the table.
+    """
     ids = pd.Index(trial_ids if isinstance(trial_ids, pd.Series | pd.Index) else list(trial_ids)).unique()
-    if ids.empty:
+    return _index(trials).positions(ids) if len(ids) else np.zeros(0, dtype=np.intp)
+
+
+def rows_of(trials: pd.DataFrame, trial_ids: pd.Series) -> np.ndarray | None:
+    """The row position in ``trials`` of each of ``trial_ids``, in their order; None when the table's trial
+    ids are not unique (a position would not name one trial).
+
+    Raises:
+        ValueError: A trial id is not in the table.
+    """
+    return _index(trials).aligned(trial_ids.to_numpy(dtype=object))
+
+
+def selection_at(
+    trials: pd.DataFrame,
+    target: np.ndarray,
+    base: Mapping[str, Any] | None = None,
+    columns: Sequence[str] = SELECTION_COLUMNS,
+) -> Selection:
+    """``selection_for`` the rows at sorted, distinct positions ``target`` of ``trials`` (``positions_of``
+    gives them; a caller that selects several sets of the same trials finds their positions once)."""
+    sel: Selection = dict(base or {})
+    if len(target) == 0:
         return {**sel, "trial_id": []}
     index = _index(trials)
-    target = index.positions(ids)
     conditions = [(column, condition) for column, condition in sel.items() if column in trials.columns]
     if not index.meets(conditions, target):
         raise ValueError(f"the base selection {dict(sel)!r} leaves out some of the trials")
-    selected = index.rows(conditions)
+    held = index.base(conditions)
     wanted = np.zeros(index.n, dtype=bool)
     wanted[target] = True
-    extra = selected[~wanted[selected]]  # selected rows that are not wanted
+    extra: np.ndarray | None = None  # the selected rows that are not wanted, once a column narrowed them
     for column in (*columns, "trial_id"):
-        if extra.size == 0:
+        if (len(held.rows) - len(target) if extra is None else extra.size) == 0:
             break
         if column not in trials.columns or column in sel:
             continue
         codes, values = index.codes(column)
         kept = np.zeros(len(values) + 1, dtype=bool)  # per code + 1 (0: missing)
         kept[codes[target] + 1] = True
-        extra_codes = codes[extra] + 1
-        dropped = np.zeros_like(kept)
-        dropped[extra_codes] = True
-        dropped &= ~kept
+        if extra is None:
+            dropped = held.present(column) & ~kept  # every selected row holding such a code is not wanted
+            if dropped.any():
+                extra = held.narrowed(column, kept, wanted)
+        else:
+            extra_codes = codes[extra] + 1
+            dropped = np.zeros_like(kept)
+            dropped[extra_codes] = True
+            dropped &= ~kept
+            if dropped.any():
+                extra = extra[kept[extra_codes]]
         if not dropped.any():
             continue
         keep = {_plain(values[c - 1]) if c > 0 else None for c in np.flatnonzero(kept)}
         drop = {_plain(values[c - 1]) if c > 0 else None for c in np.flatnonzero(dropped)} - keep
         sel[column] = exclude(_values(drop)) if len(drop) < len(keep) else _values(keep)
-        extra = extra[kept[extra_codes]]
     return sel
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
-from slmbench.analysis.paired import PKG, Sides, comparison, paired
+from slmbench.analysis.paired import PKG, Sides, comparison
 from slmbench.analysis.selection import isin, selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import with_defaults
@@ -94,8 +94,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         f"n_ctx {'/'.join(map(str, configured))}" if configured else "configured window",
         f"n_ctx {n_ctx}" if n_ctx else "smaller window",
     )
-    pairs = paired(primary, other)
     sides = Sides(trials, psel, {"study": STUDY, "n_ctx": n_ctx})
+    pairs = sides.pairs(primary, other)
     res = comparison("ctx", pairs, sides, names, p)
     prov = nb.provenance("min", sides.both(pairs), "the smaller context window compared", unit="pairs")
     res.numbers.append(nb.count("ctx.other.n-ctx", n_ctx or 0, prov))

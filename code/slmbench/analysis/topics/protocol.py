@@ -24,7 +24,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.paired import Sides, block, cells, paired
+from slmbench.analysis.paired import Sides, block, cells
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
@@ -149,8 +149,8 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     table: list[dict[str, Any]] = []
     summary: list[str] = []
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
-        pairs = paired(base, other)
         sides = sides_of(trials, base, other)
+        pairs = sides.pairs(base, other)
         pooled = sides.within({"model": sorted(pairs["model"].unique())})  # a list, even of one model
         prefix = f"proto.cmp.{key}"
         both = pooled.both(pairs)
@@ -193,8 +193,8 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
 def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     """Per model: failures under legacy that pass under full (protocol), and the failures that remain."""
     legacy = condition_rows(trials, LEGACY)
-    pairs = paired(legacy, condition_rows(trials, FULL))
     sides = sides_of(trials, legacy, condition_rows(trials, FULL))
+    pairs = sides.pairs(legacy, condition_rows(trials, FULL))
     full = scored(condition_rows(trials, FULL))
     rows: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.paired import Sides, comparison, paired
+from slmbench.analysis.paired import Sides, comparison
 from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
 from slmbench.vocab import SCAFFOLDS, STUDY_ID
@@ -43,6 +43,6 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     p = with_defaults(params)
     primary, psel = primary_rows(trials, STUDY)
     names = scaffolds_of(primary)
-    pairs = paired(primary, other_rows(trials, primary, names[1]))
     sides = Sides(trials, psel, {"study": STUDY, "scaffold": names[1]})
+    pairs = sides.pairs(primary, other_rows(trials, primary, names[1]))
     return comparison("scaf", pairs, sides, names, p)
