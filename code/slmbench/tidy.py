@@ -85,6 +85,9 @@ RECORD_COLUMNS = [
     "criteria",
     "transcript_sha256",
 ]
+LARGE_TEXT_COLUMNS = ("answer", "transcript_sha256")
+"""Text of a value per trial that few topics read: a topic reads them only when its module names them in
+``LARGE_TEXT_READ`` (at a million trials they are a hundred megabytes that every row filter would copy)."""
 AUDIT_COLUMNS = (
     "criteria",
     "source_file",
@@ -245,7 +248,8 @@ def shard_tables(path: Path, source: str) -> Frames:
 def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     """Whether each trial ran in the study's primary condition: the config's scaffold, parser mode, protocol
     and limits and the model's configured context window. Other trials belong to comparison shards."""
-    configured = frame["model"].map(lambda m: config.models[m].n_ctx if m in config.models else None)
+    windows = {m: spec.n_ctx for m, spec in config.models.items()}
+    configured = frame["model"].map(windows).astype(float)  # a model the config lacks: missing
     same_ctx = frame["n_ctx"].isna() | configured.isna() | (frame["n_ctx"] == configured)
     same_limits = (frame["max_turns"].isna() | (frame["max_turns"] == config.max_turns)) & (
         frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
@@ -315,7 +319,13 @@ def merged_table(ours: pa.Table, external: pd.DataFrame | None) -> pa.Table:
     keys = pa.table([columns[ours.column_names.index(k)] for k in SORT_KEYS], names=SORT_KEYS).to_pandas()
     order = keys.sort_values(SORT_KEYS, kind="stable").index.to_numpy()
     del keys
-    return pa.table([c.take(order) for c in columns], names=ours.column_names)
+    return pa.table([_one_chunk(c).take(order) for c in columns], names=ours.column_names)
+
+
+def _one_chunk(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
+    """The column as one array when it fits 32-bit offsets (a take across the shards' many chunks resolves
+    each index's chunk, seconds at a million trials)."""
+    return column.combine_chunks() if column.nbytes < 2**31 - 1 else column
 
 
 def _merged_column(mine: pa.ChunkedArray, external: pd.DataFrame | None, name: str) -> pa.ChunkedArray:

@@ -242,3 +242,45 @@ def test_read_trials_reads_few_valued_text_as_sorted_categories(tmp_path) -> Non
         assert read[column].cat.categories.dtype == expected.cat.categories.dtype, column
     assert list(read["model"].cat.categories) == ["alpha", "zeta"]
     assert read["trial_id"].equals(plain["trial_id"])  # many-valued text stays Arrow-backed text
+
+
+def test_a_topic_names_a_large_text_column_only_if_it_reads_it() -> None:
+    """``read_trials`` gives a topic only the large text columns its ``LARGE_TEXT_READ`` names: a topic module
+    that names another one, or a shared analysis module that names one at all, would read a missing column."""
+    from pathlib import Path
+
+    import slmbench
+    from slmbench.analysis.topics import large_text_read
+    from slmbench.tidy import LARGE_TEXT_COLUMNS
+
+    root = Path(slmbench.__file__).parent
+    topics = {root / f"analysis/topics/{t}.py": t for t in TOPICS}
+    named = [
+        f"{path.relative_to(root)}: {column}"
+        for path in sorted((root / "analysis").rglob("*.py"))
+        for column in LARGE_TEXT_COLUMNS
+        if f'"{column}"' in path.read_text()
+        and (path not in topics or column not in large_text_read(topics[path]))
+    ]
+    assert named == []
+
+
+@pytest.mark.parametrize("topic", [t for t in TOPICS if t not in OWN_INPUTS])
+def test_a_topic_reading_fewer_columns_computes_what_it_computes_from_all(topic: str, tmp_path) -> None:
+    """``run_topic`` reads the trials without the large text columns a topic does not name; its document is
+    the one the topic computes from every column (a topic that asked whether a column exists would differ)."""
+    from slmbench.analysis.io import read_trials, run_topic, topic_document
+    from slmbench.analysis.topics import with_defaults
+
+    table = synthetic().assign(
+        trial_id=lambda d: [f"t{i}" for i in range(len(d))],
+        transcript_sha256=lambda d: [f"h{i % 7}" for i in range(len(d))],
+    )
+    table.to_parquet(tmp_path / "trials.parquet")
+    read = run_topic(topic, tmp_path / "trials.parquet", None, PARAMS, None)
+    everything = read_trials(tmp_path / "trials.parquet")
+    assert {"answer", "transcript_sha256"} <= set(everything.columns)
+    whole = topic_document(
+        topic, get_topic(topic)(everything, None, with_defaults(PARAMS)), PARAMS, everything
+    )
+    assert read["numbers"] == whole["numbers"] and read["tables"] == whole["tables"]

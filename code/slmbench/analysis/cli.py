@@ -106,7 +106,7 @@ def analyze(
             planned_runs=planned_runs,
         )
     doc = run_topic(topic, trials, events, params, summary)
-    write_atomic(out, dump_json(doc))
+    write_atomic(out, dump_json(doc, compact=True))
     click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")
 
 

@@ -12,7 +12,13 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis.numbers import TopicResult, slug
-from slmbench.analysis.topics import get_loader, get_topic, with_defaults
+from slmbench.analysis.topics import (
+    event_columns,
+    get_loader,
+    get_topic,
+    large_text_read,
+    with_defaults,
+)
 
 
 def json_safe(obj: Any) -> Any:
@@ -41,22 +47,27 @@ def write_atomic(path: Path, content: str) -> None:
             os.unlink(tmp)
 
 
-def dump_json(obj: Any) -> str:
-    """Deterministic JSON text (sorted keys)."""
-    return json.dumps(json_safe(obj), sort_keys=True, indent=1, allow_nan=False) + "\n"
+def dump_json(obj: Any, compact: bool = False) -> str:
+    """Deterministic JSON text (sorted keys), indented unless ``compact`` (one line, written by the json
+    module's C encoder: an indented topic document of a million trials took seconds)."""
+    return json.dumps(json_safe(obj), sort_keys=True, indent=None if compact else 1, allow_nan=False) + "\n"
 
 
-def read_trials(path: Path) -> pd.DataFrame:
-    """The trials table as the topics read it: without the audit columns, text of few distinct values as
+def read_trials(path: Path, large_text: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """The trials table as the topics read it: without the audit columns (and, when ``large_text`` is given,
+    with only those of ``LARGE_TEXT_COLUMNS``), text of few distinct values as
     categories (``CATEGORY_COLUMNS``, read from Parquet's dictionaries without decoding the text; categories in
     sorted order, as ``astype("category")`` gives them) and other text in pandas' Arrow-backed string type (no
     copy into Python objects: at a million trials that copy took seconds and a gigabyte per topic)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from slmbench.tidy import AUDIT_COLUMNS, CATEGORY_COLUMNS
+    from slmbench.tidy import AUDIT_COLUMNS, CATEGORY_COLUMNS, LARGE_TEXT_COLUMNS
 
-    columns = [c for c in pq.read_schema(path).names if c not in AUDIT_COLUMNS]
+    left_out = set(AUDIT_COLUMNS)
+    if large_text is not None:
+        left_out |= set(LARGE_TEXT_COLUMNS) - set(large_text)
+    columns = [c for c in pq.read_schema(path).names if c not in left_out]
     categories = [c for c in CATEGORY_COLUMNS if c in columns]
     arrow = pq.read_table(path, columns=columns, read_dictionary=categories)
     table = arrow.to_pandas()
@@ -82,8 +93,9 @@ def run_topic(
     summary_path: Path | None,
 ) -> dict[str, Any]:
     """Compute one topic from the tidy tables (or its own inputs) and return its JSON document."""
-    trials = read_trials(trials_path) if trials_path is not None else pd.DataFrame()
-    events = pd.read_parquet(events_path) if events_path is not None else None
+    trials = read_trials(trials_path, large_text_read(topic)) if trials_path is not None else pd.DataFrame()
+    columns = event_columns(topic)
+    events = pd.read_parquet(events_path, columns=columns) if events_path is not None else None
     full = with_defaults(params)
     recorded = dict(full)
     if summary_path is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
@@ -54,12 +55,15 @@ Compute = Callable[["pd.DataFrame", "pd.DataFrame | None", dict[str, Any]], "Top
 Loader = Callable[[dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
 
 
-def get_topic(name: str) -> Compute:
-    """The ``compute`` function of topic ``name``."""
+def _module(name: str) -> ModuleType:
     if name not in TOPICS:
         raise KeyError(f"unknown topic {name!r}; known: {', '.join(TOPICS)}")
-    module = importlib.import_module(f"slmbench.analysis.topics.{name}")
-    fn: Compute = module.compute
+    return importlib.import_module(f"slmbench.analysis.topics.{name}")
+
+
+def get_topic(name: str) -> Compute:
+    """The ``compute`` function of topic ``name``."""
+    fn: Compute = _module(name).compute
     return fn
 
 
@@ -69,10 +73,20 @@ def get_loader(name: str) -> Loader | None:
     A loader returns the parameters with the data added and a record of what it read (stored with the
     topic's parameters, e.g. the files' sha256).
     """
-    get_topic(name)
-    module = importlib.import_module(f"slmbench.analysis.topics.{name}")
-    loader: Loader | None = getattr(module, "load_inputs", None)
+    loader: Loader | None = getattr(_module(name), "load_inputs", None)
     return loader
+
+
+def event_columns(name: str) -> list[str] | None:
+    """The event columns topic ``name`` reads (its ``EVENT_COLUMNS``), or None for all of them."""
+    columns = getattr(_module(name), "EVENT_COLUMNS", None)
+    return list(columns) if columns is not None else None
+
+
+def large_text_read(name: str) -> tuple[str, ...]:
+    """The large text columns of the trials table (``tidy.LARGE_TEXT_COLUMNS``) topic ``name`` reads (its
+    ``LARGE_TEXT_READ``; none unless it names them)."""
+    return tuple(getattr(_module(name), "LARGE_TEXT_READ", ()))
 
 
 def with_defaults(params: dict[str, Any]) -> dict[str, Any]:

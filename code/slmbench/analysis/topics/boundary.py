@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from slmbench import vocab
 from slmbench.analysis import numbers as nb
@@ -35,6 +37,10 @@ REPAIRS: tuple[str, ...] = (*vocab.CALL_REPAIRS, OTHER)
 REFUSAL_CODES: tuple[str, ...] = (*vocab.REFUSAL_CODES, OTHER)
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _REPLAY = "slmbench.harness.replay.replay_shards"
+EVENT_COLUMNS: tuple[str, ...] = ("trial_id", "type", "surface", "code", "repairs")
+"""The event columns this topic reads (``run_topic`` reads no others: at a million trials the recorded
+arguments alone are a hundred megabytes)."""
+_REPLAY_READ: tuple[str, ...] = ("trial_id", "model", "recorded_accepted", "replay_accepted", "replay_mode")
 
 
 def load_replay(source: str | Path | Mapping[str, Any] | None) -> pd.DataFrame | None:
@@ -49,7 +55,8 @@ def load_replay(source: str | Path | Mapping[str, Any] | None) -> pd.DataFrame |
     if isinstance(source, Mapping):
         mode, rows = source.get("mode"), pd.DataFrame(source.get("rows") or [], columns=REPLAY_COLUMNS)
     else:
-        rows = pd.read_parquet(source)
+        present = set(pq.read_schema(source).names)
+        rows = pd.read_parquet(source, columns=[c for c in _REPLAY_READ if c in present])
         modes: list[Any] = sorted(rows["replay_mode"].unique()) if "replay_mode" in rows else []
         mode = modes[0] if len(modes) == 1 else ("strict" if not modes else modes)
     if mode != "strict":
@@ -73,15 +80,16 @@ def _flags(values: pd.Series, known: tuple[str, ...]) -> pd.DataFrame:
 
 
 def _repair_flags(calls: pd.DataFrame) -> pd.DataFrame:
-    """Per call: ``any`` repair, then one column per repair name."""
-    names = calls["repairs"].map(lambda p: list(json.loads(p) or []))
-    out = {"any": names.map(bool).to_numpy(dtype=bool)}
+    """Per call: ``any`` repair, then one column per repair name (each distinct list of repairs parsed once)."""
+    codes, lists = pd.factorize(calls["repairs"], use_na_sentinel=False)
+    names = [list(json.loads(p) or []) for p in lists]
+    flags = {"any": [bool(rs) for rs in names]}
     for r in REPAIRS:
         if r == OTHER:
-            out[r] = names.map(lambda rs: any(x not in REPAIRS for x in rs)).to_numpy(dtype=bool)
+            flags[r] = [any(x not in REPAIRS for x in rs) for rs in names]
         else:
-            out[r] = names.map(lambda rs, r=r: r in rs).to_numpy(dtype=bool)
-    return pd.DataFrame(out, index=calls.index)
+            flags[r] = [r in rs for rs in names]
+    return pd.DataFrame({c: np.asarray(v, dtype=bool)[codes] for c, v in flags.items()}, index=calls.index)
 
 
 def _shares(

@@ -31,7 +31,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     df, base_sel = primary_rows(trials, STUDY)
     fails = df[df["outcome"] == "failure"].copy()
     for column, _ in ORDERS:
-        fails[column] = fails[column].fillna("unclassified")
+        fails[column] = fails[column].astype(object).fillna("unclassified")  # categories lack the label
     base_models = sorted(df.loc[df["is_base"].fillna(False).astype(bool), "model"].unique())
     pooled = fails[~fails["model"].isin(base_models)]
     sel: dict[str, Any] = {**base_sel, "outcome": "failure"}

@@ -33,6 +33,7 @@ from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, floor_block, model_info, scored
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
+LARGE_TEXT_READ = ("transcript_sha256",)
 LEGACY = "legacy"
 FULL = "full"
 _WILSON = f"{PKG}.stats_rates.wilson_interval"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block,
 from slmbench.analysis.topics.common import PKG, SCORED, model_info, primary_rows, scored
 from slmbench.vocab import DIMENSIONS, ORIGINAL_VARIANT, STUDY_ID, VARIANT_DIMENSIONS
 
+LARGE_TEXT_READ = ("answer", "transcript_sha256")
 STUDY = STUDY_ID
 DIMS = DIMENSIONS
 WILSON = f"{PKG}.stats_rates.wilson_interval"
@@ -214,14 +214,24 @@ def _run_order(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(_rerun=df["suite"] != "capability").sort_values(["_rerun", "repeat"], kind="stable")
 
 
+_PROMPT = ["model", "task_id", "temperature"]
+"""The runs of one prompt: a model, a task and a temperature."""
+
+
+def _reruns(df: pd.DataFrame) -> pd.DataFrame:
+    """The runs of every prompt run more than once, in run order, with ``_place`` (0: its first run) and
+    ``_runs`` (how many runs the prompt has); sorted by prompt."""
+    ordered = _run_order(df).dropna(subset=_PROMPT)
+    by_prompt = ordered.groupby(_PROMPT, sort=False, observed=True)
+    ordered = ordered.assign(_place=by_prompt.cumcount(), _runs=by_prompt["passed"].transform("size"))
+    return ordered[ordered["_runs"] >= 2].sort_values([*_PROMPT, "_place"], kind="stable")
+
+
 def _paired_runs(df: pd.DataFrame, every: bool = False) -> list[str]:
     """Trial ids of the runs that ``_repeat_pairs`` pairs (the first two of each task and temperature), or with
     ``every`` those that ``_divergence`` pairs (every run of a task and temperature run more than once)."""
-    out: list[str] = []
-    for _, task in _run_order(df).groupby(["model", "task_id", "temperature"], sort=True):
-        if len(task) >= 2:
-            out += task["trial_id"].tolist() if every else task["trial_id"].iloc[:2].tolist()
-    return out
+    runs = _reruns(df)
+    return (runs if every else runs[runs["_place"] < 2])["trial_id"].tolist()
 
 
 def _repeat_pairs(cons: pd.DataFrame) -> list[tuple[bool, bool]]:
@@ -232,25 +242,28 @@ def _repeat_pairs(cons: pd.DataFrame) -> list[tuple[bool, bool]]:
 
 def _first_two(df: pd.DataFrame) -> list[tuple[bool, bool, bool]]:
     """(first passed, second passed, same transcript) of the first two runs of each task and temperature."""
-    out = []
-    for _, task in _run_order(df).groupby(["model", "task_id", "temperature"], sort=True):
-        if len(task) < 2:
-            continue
-        first, second = task.iloc[0], task.iloc[1]
-        same = "transcript_sha256" in task and first["transcript_sha256"] == second["transcript_sha256"]
-        out.append((bool(first["passed"]), bool(second["passed"]), bool(same)))
-    return out
+    runs = _reruns(df)
+    firsts = runs[runs["_place"] == 0]
+    seconds = runs[runs["_place"] == 1]
+    passed = zip(firsts["passed"].astype(bool), seconds["passed"].astype(bool), strict=True)
+    if "transcript_sha256" in runs:
+        first_sha = firsts["transcript_sha256"].to_numpy(dtype=object)
+        same = [bool(a == b) for a, b in zip(first_sha, seconds["transcript_sha256"], strict=True)]
+    else:
+        same = [False] * len(firsts)
+    return [(bool(a), bool(b), c) for (a, b), c in zip(passed, same, strict=True)]
 
 
 def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
     """Share of pairs of runs of one prompt whose transcripts differ, over every pair (a descriptive count:
     a rerun can differ when the outcome does not; a rerun whose prompt was cached is among the pairs)."""
     differ = total = 0
-    for _, task in _run_order(df).groupby(["model", "task_id", "temperature"], sort=True):
-        shas = list(task["transcript_sha256"]) if "transcript_sha256" in task else []
-        for a, b in combinations(shas, 2):
-            total += 1
-            differ += int(a != b)
+    if "transcript_sha256" in df:
+        runs = _reruns(df)
+        n = runs.groupby(_PROMPT, sort=False, observed=True).size().to_numpy()
+        alike = runs.groupby([*_PROMPT, "transcript_sha256"], sort=False, observed=True).size().to_numpy()
+        total = int((n * (n - 1) // 2).sum())
+        differ = total - int((alike * (alike - 1) // 2).sum())
     r = wilson_interval(differ, total, alpha)
     prov = nb.provenance(
         WILSON,
