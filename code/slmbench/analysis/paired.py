@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
@@ -64,15 +66,29 @@ class Sides:
 
     def pairs(self, first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
         """``paired(first, second)`` with each side's row position in ``trials`` (``row_p``, ``row_o``) in place
-        of its trial id, found once: selecting a part of the pairs then needs no trial-id lookup (at a million
-        trials, hundreds of lookups took seconds). Trial ids are kept where the table's are not unique."""
-        pairs = paired(first, second)
-        found = {side: rows_of(self.trials, pairs[f"trial_id{side}"]) for side in ("_p", "_o")}
-        if any(rows is None for rows in found.values()):
-            return pairs
-        return pairs.drop(columns=["trial_id_p", "trial_id_o"]).assign(
-            **{f"row{side}": rows for side, rows in found.items()}
-        )
+        of its trial id: selecting a part of the pairs then needs no trial-id lookup (at a million trials,
+        hundreds of lookups took seconds). The positions come from the frames' index where they are rows of
+        ``trials`` (their trial ids checked), else from their trial ids; trial ids are kept where the table's
+        are not unique."""
+        found = [self._rows(frame) for frame in (first, second)]
+        if any(rows is None for rows in found):
+            return paired(first, second)
+        pairs = paired(*(frame.assign(row=rows) for frame, rows in zip((first, second), found, strict=True)))
+        return pairs.drop(columns=["trial_id_p", "trial_id_o"])
+
+    def _rows(self, frame: pd.DataFrame) -> np.ndarray | None:
+        """Each row's position in ``trials``: by its index label when the frame's rows are rows of ``trials``
+        (checked by trial id), else by trial id; None where ``trials``' trial ids are not unique."""
+        if self.trials.index.is_unique:
+            rows = self.trials.index.get_indexer(frame.index)
+            if (rows >= 0).all():
+                held = pa.array(self.trials["trial_id"].array).take(pa.array(rows))
+                if (
+                    pc.all(pc.equal(held, pa.array(frame["trial_id"].array)), skip_nulls=False).as_py()
+                    is True
+                ):
+                    return rows
+        return rows_of(self.trials, frame["trial_id"])
 
     def _positions(self, pairs: pd.DataFrame, role: Role | Literal["both"]) -> np.ndarray:
         """Sorted row positions in ``trials`` of one side's trials of ``pairs``, or of both sides'."""
@@ -102,7 +118,7 @@ def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     ``first`` holds the primary condition's trials, ``second`` the other condition's; infra errors are
     dropped from both before pairing.
     """
-    cols = [c for c in (*_KEEP, "trial_id") if c in first.columns and c in second.columns]
+    cols = [c for c in (*_KEEP, "trial_id", "row") if c in first.columns and c in second.columns]
     a = first.loc[first["outcome"] != "infra_error", [*PAIR_KEY, *cols, "params_b", "is_base"]]
     b = second.loc[second["outcome"] != "infra_error", [*PAIR_KEY, *cols]]
     both = a.merge(b, on=PAIR_KEY, suffixes=("_p", "_o"), validate="one_to_one")

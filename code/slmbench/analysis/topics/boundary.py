@@ -277,8 +277,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         if isinstance(p.get("replay"), str | Path)
         else ("inline" if doc is not None else "none")
     )
-    others = trials[(trials["study"] == STUDY) & ~isin(trials["trial_id"], study["trial_id"])]
-    replay_rows, unmatched = _replay_frame(doc, df, others["trial_id"])
+    others = trials.loc[(trials["study"] == STUDY) & ~isin(trials["trial_id"], study["trial_id"]), "trial_id"]
+    replay_rows, unmatched = _replay_frame(doc, df, others)
     prov = nb.provenance(_REPLAY, rsel, "whether a strict replay was given", replay=source)
     res.numbers += [
         nb.flag("boundary.strict.replayed", doc is not None, prov),

@@ -26,14 +26,19 @@ def primary_only(trials: pd.DataFrame) -> pd.DataFrame:
 
     A table without the ``primary`` column (written before comparison shards existed) is all primary.
     """
+    return trials[_primary_mask(trials)]
+
+
+def _primary_mask(trials: pd.DataFrame) -> pd.Series:
     if "primary" not in trials.columns:
-        return trials
-    return trials[trials["primary"].fillna(True).astype(bool)]
+        return pd.Series(True, index=trials.index)
+    return trials["primary"].fillna(True).astype(bool)
 
 
 def primary_rows(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Trials of ``study`` in its primary condition and the selection that names them."""
-    return primary_only(trials[trials["study"] == study]), {"study": study, "primary": True}
+    """Trials of ``study`` in its primary condition and the selection that names them (one copy of the rows:
+    each copy of a million rows costs a second)."""
+    return trials[(trials["study"] == study) & _primary_mask(trials)], {"study": study, "primary": True}
 
 
 def scored(df: pd.DataFrame) -> pd.DataFrame:

@@ -78,6 +78,14 @@ def _condition_rows(
     return ours[mask]
 
 
+_READ = (
+    "trial_id", "study", "suite", "model", "task_id", "group", "variant", "temperature", "repeat", "protocol",
+    "n_ctx", "max_turns", "max_tokens", "scaffold", "parser_mode", "primary", "params_b", "is_base", "passed",
+    "outcome", "failure_class", "stop_reason", "closing_answer", "transcript_sha256", "harm",
+)  # fmt: skip
+"""The columns of the trials the comparisons, repeats and floors read."""
+
+
 def _capability(trials: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
     """What every condition shares (computed once per table): our capability trials in the primary scaffold and
     parser mode, their largest context window, the study's usual limits (the most common values, as series:
@@ -93,7 +101,8 @@ def _capability(trials: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
             for column in ("scaffold", "parser_mode"):
                 value = trials[column][main if main.any() else mask].mode().iloc[0]
                 keep &= (trials[column] == value).to_numpy(dtype=bool)
-            ours = trials[keep]  # one copy of the rows (each copy of a million rows costs seconds)
+            read = [c for c in _READ if c in trials]
+            ours = trials.loc[keep, read]  # one copy of the rows it reads (each row filter copies them)
             facts = {
                 "n_ctx": ours["n_ctx"].max(),
                 "max_turns": trials["max_turns"].dropna().mode(),

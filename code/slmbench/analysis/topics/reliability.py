@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Selection, exclude, selection_for
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap, finite_mean
@@ -220,11 +221,20 @@ _PROMPT = ["model", "task_id", "temperature"]
 
 def _reruns(df: pd.DataFrame) -> pd.DataFrame:
     """The runs of every prompt run more than once, in run order, with ``_place`` (0: its first run) and
-    ``_runs`` (how many runs the prompt has); sorted by prompt."""
-    ordered = _run_order(df).dropna(subset=_PROMPT)
+    ``_runs`` (how many runs the prompt has); sorted by prompt (the columns the pairs read; once per table)."""
+    return _held_reruns(df)
+
+
+def _find_reruns(df: pd.DataFrame) -> pd.DataFrame:
+    wanted = [*_PROMPT, "suite", "repeat", "passed", "trial_id", "transcript_sha256"]
+    ordered = _run_order(df[[c for c in wanted if c in df]]).dropna(subset=_PROMPT)
     by_prompt = ordered.groupby(_PROMPT, sort=False, observed=True)
     ordered = ordered.assign(_place=by_prompt.cumcount(), _runs=by_prompt["passed"].transform("size"))
     return ordered[ordered["_runs"] >= 2].sort_values([*_PROMPT, "_place"], kind="stable")
+
+
+_held_reruns = TableMemo(_find_reruns)
+"""``_reruns`` of a table, kept while it lives (a model's runs are paired three or four ways)."""
 
 
 def _paired_runs(df: pd.DataFrame, every: bool = False) -> list[str]:
