@@ -84,8 +84,11 @@ RECORD_COLUMNS = [
     "check_sha256",
     "criteria",
     "transcript_sha256",
+    "cpu",
+    "first_request_sha256",
+    "first_reply_sha256",
 ]
-LARGE_TEXT_COLUMNS = ("answer", "transcript_sha256")
+LARGE_TEXT_COLUMNS = ("answer", "transcript_sha256", "first_request_sha256", "first_reply_sha256")
 """Text of a value per trial that few topics read: a topic reads them only when its module names them in
 ``LARGE_TEXT_READ`` (at a million trials they are a hundred megabytes that every row filter would copy)."""
 AUDIT_COLUMNS = (
@@ -107,7 +110,7 @@ AUDIT_COLUMNS = (
 analysis topics leave them unread."""
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id")  # fmt: skip
+                    "task_id", "cpu")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
 _DIMENSIONS = set(DIMENSIONS)
@@ -190,6 +193,22 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "check_sha256": scored.check_sha256,
         "criteria": json.dumps(scored.check.criteria, sort_keys=True, default=str) if scored.check else None,
         "transcript_sha256": transcript_sha256(responses),
+        "cpu": (record.fingerprint.get("machine") or {}).get("cpu"),
+        **first_exchange(record),
+    }
+
+
+def first_exchange(record: rec.TrialRecord) -> dict[str, str | None]:
+    """Hashes of the trial's first request (prompt and sampling options but the seed, which greedy decoding does
+    not read) and of the model's first reply: trials with the same first request are a test of whether the
+    same input gave the same output."""
+    request = next((e for e in record.events if isinstance(e, rec.ModelRequest)), None)
+    reply = next((e for e in record.events if isinstance(e, rec.ModelResponse)), None)
+    options = {k: v for k, v in (request.options if request else {}).items() if k != "seed"}
+    wanted = json.dumps([request.prompt_sha256, options], sort_keys=True, default=str) if request else None
+    return {
+        "first_request_sha256": hashlib.sha256(wanted.encode()).hexdigest()[:16] if wanted else None,
+        "first_reply_sha256": transcript_sha256([reply]) if reply else None,
     }
 
 

@@ -30,7 +30,7 @@ from slmbench.analysis.topics.common import PKG
 from slmbench.vocab import FAILURE_CLASSES
 
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
-_KEEP = ["passed", "failure_class", "stop_reason"]
+_KEEP = ["passed", "failure_class", "stop_reason", "cpu"]
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _MCNEMAR = f"{PKG}.stats_tests.mcnemar_p"
 _BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"

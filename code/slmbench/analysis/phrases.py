@@ -189,3 +189,32 @@ def determinism_phrase(divergent: int, pairs: int, n_models: int) -> str:
     if divergent == 0:
         return f"all {pairs} pairs of repeats at temperature zero gave identical transcripts ({who})"
     return f"{divergent} of {pairs} pairs of repeats at temperature zero gave different transcripts ({who})"
+
+
+def cpu_phrase(same: int, same_differ: int, cross: int, cross_differ: int) -> str:
+    """Whether identical first requests got identical first replies, on one kind of CPU and across two."""
+    if same + cross == 0:
+        return "no two trials began with the same request"
+
+    def part(pairs: int, differ: int, where: str) -> str:
+        if differ == 0:
+            return f"all {pairs:,} pairs run on {where} gave the same first reply"
+        return f"{differ:,} of the {pairs:,} pairs run on {where} gave different first replies"
+
+    parts = [
+        part(n, d, w)
+        for n, d, w in ((same, same_differ, "one kind of CPU"), (cross, cross_differ, "two kinds"))
+    ]
+    if cross == 0:
+        parts[1] = "no such pair ran on two kinds of CPU"
+    if same == 0:
+        parts[0] = "no such pair ran on one kind of CPU"
+    return f"of the pairs of trials whose first requests were identical, {parts[0]}, and {parts[1]}"
+
+
+def cross_cpu_phrase(crossing: dict[str, tuple[int, int]]) -> str:
+    """Which comparisons pair trials run on two kinds of CPU (name -> (such pairs, all pairs))."""
+    named = [f"{name} ({k:,} of {n:,} pairs)" for name, (k, n) in crossing.items() if k]
+    if not named:
+        return "no comparison pairs trials run on different kinds of CPU"
+    return "pairs whose two sides ran on different kinds of CPU are in " + "; ".join(named)

@@ -25,7 +25,7 @@ from slmbench.analysis import phrases
 from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import Sides, block, cells
-from slmbench.analysis.selection import selection_for
+from slmbench.analysis.selection import exclude, selection_for
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
@@ -33,7 +33,7 @@ from slmbench.analysis.topics import with_defaults
 from slmbench.analysis.topics.common import PKG, floor_block, model_info, scored
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
-LARGE_TEXT_READ = ("transcript_sha256",)
+LARGE_TEXT_READ = ("transcript_sha256", "first_request_sha256", "first_reply_sha256")
 LEGACY = "legacy"
 FULL = "full"
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
@@ -81,7 +81,8 @@ def _condition_rows(
 _READ = (
     "trial_id", "study", "suite", "model", "task_id", "group", "variant", "temperature", "repeat", "protocol",
     "n_ctx", "max_turns", "max_tokens", "scaffold", "parser_mode", "primary", "params_b", "is_base", "passed",
-    "outcome", "failure_class", "stop_reason", "closing_answer", "transcript_sha256", "harm",
+    "outcome", "failure_class", "stop_reason", "closing_answer", "transcript_sha256", "harm", "cpu",
+    "first_request_sha256", "first_reply_sha256",
 )  # fmt: skip
 """The columns of the trials the comparisons, repeats and floors read."""
 
@@ -125,6 +126,14 @@ def sides_of(trials: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame) -> S
     return Sides(trials, condition(base), condition(other))
 
 
+def _cross_cpu(pairs: pd.DataFrame) -> int:
+    """Pairs whose two trials ran on different kinds of CPU (both known)."""
+    if "cpu_p" not in pairs or "cpu_o" not in pairs:
+        return 0
+    p, o = pairs["cpu_p"].astype(object), pairs["cpu_o"].astype(object)
+    return int((p.notna() & o.notna() & (p != o)).sum())
+
+
 def _changed_class(pairs: pd.DataFrame) -> int:
     both_failed = ~pairs["p_pass"] & ~pairs["o_pass"]
     return int((both_failed & (pairs["failure_class_p"] != pairs["failure_class_o"])).sum())
@@ -158,6 +167,7 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     protocols = sorted(trials.loc[trials["study"] == STUDY_ID, "protocol"].dropna().unique().tolist())
     table: list[dict[str, Any]] = []
     summary: list[str] = []
+    crossing: dict[str, tuple[int, int]] = {}
     for key, name, base, other in _comparison_rows(trials, protocols, _limit_values(trials)):
         sides = sides_of(trials, base, other)
         pairs = sides.pairs(base, other)
@@ -174,6 +184,12 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             comparison=name,
         )
         res.numbers.append(nb.count(f"{prefix}.n.class-changed", _changed_class(pairs), prov))
+        cprov = {
+            **prov,
+            "description": f"paired trials whose two sides ran on different kinds of CPU, {name}",
+        }
+        res.numbers.append(nb.count(f"{prefix}.n.cross-cpu", _cross_cpu(pairs), cprov))
+        crossing[name] = (_cross_cpu(pairs), len(pairs))
         condition, reference = name.split(" vs ")
         phrase = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], reference, condition)
         res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
@@ -198,6 +214,7 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     prov = nb.provenance(f"{PKG}.paired.paired", {"study": STUDY_ID, "suite": "capability"}, "every ablation")
     text = "; ".join(ablations) if ablations else "no ablation of the full protocol has been run yet"
     res.numbers.append(nb.text("proto.phrase.ablations", text, prov))
+    res.numbers.append(nb.text("proto.phrase.cross-cpu", phrases.cross_cpu_phrase(crossing), prov))
 
 
 def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
@@ -325,6 +342,54 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     res.numbers.append(
         nb.text("proto.phrase.determinism", phrases.determinism_phrase(divergent, pairs, len(t0)), dprov)
     )
+
+
+def first_replies(res: TopicResult, trials: pd.DataFrame) -> None:
+    """Whether the same first request got the same first reply: over every pair of our capability trials at
+    the lowest temperature with a clean KV state (any protocol but legacy) and the same model, task, variant and
+    first request (prompt and sampling options), how many pairs ran on one kind of CPU and on two, and how many
+    of each gave different first replies."""
+    ours, facts = _capability(trials)
+    needed = ["cpu", "first_request_sha256", "first_reply_sha256"]
+    if ours.empty or not set(needed) <= set(ours):  # a table tidied before these columns existed
+        rows = pd.DataFrame(columns=["model", "task_id", "variant", *needed])
+    else:
+        rows = ours[(ours["protocol"] != LEGACY) & (ours["temperature"] == facts["temperature"])]
+        rows = rows.dropna(subset=needed[1:])
+    key = ["model", "task_id", "variant", "first_request_sha256"]
+
+    def pairs_over(columns: list[str]) -> int:
+        if rows.empty:
+            return 0
+        n = rows.groupby(columns, sort=False, observed=True, dropna=False).size().to_numpy()
+        return int((n * (n - 1) // 2).sum())
+
+    everything = pairs_over(key)
+    same = pairs_over([*key, "cpu"])
+    alike = pairs_over([*key, "first_reply_sha256"])
+    same_alike = pairs_over([*key, "cpu", "first_reply_sha256"])
+    cross = everything - same
+    same_differ, cross_differ = same - same_alike, cross - (alike - same_alike)
+    sel = {
+        "study": STUDY_ID,
+        "suite": "capability",
+        "protocol": exclude(LEGACY),
+        "temperature": facts.get("temperature"),
+    }
+    prov = nb.provenance(
+        "count",
+        sel,
+        "pairs of trials with identical first requests, by CPU kind and first reply",
+        unit="pairs",
+    )
+    res.numbers += [
+        nb.count("proto.det.n.cpus", int(rows["cpu"].nunique()) if len(rows) else 0, prov),
+        nb.count("proto.det.same-cpu.n", same, prov),
+        nb.count("proto.det.same-cpu.differ", same_differ, prov),
+        nb.count("proto.det.cross-cpu.n", cross, prov),
+        nb.count("proto.det.cross-cpu.differ", cross_differ, prov),
+        nb.text("proto.phrase.cpu", phrases.cpu_phrase(same, same_differ, cross, cross_differ), prov),
+    ]
 
 
 def repeat_pairs(part: pd.DataFrame) -> tuple[int, int, int]:
@@ -456,6 +521,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     ablation(res, trials, p["alpha"])
     attribution(res, trials, p["alpha"])
     repeats(res, trials, p["alpha"])
+    first_replies(res, trials)
     power(res, trials, p["alpha"])
     holds(res, trials, p["alpha"], float(p["margin"]))
     res.tables["per_task"] = per_task(trials)
