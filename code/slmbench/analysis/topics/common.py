@@ -41,6 +41,14 @@ def primary_rows(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[s
     return trials[(trials["study"] == study) & _primary_mask(trials)], {"study": study, "primary": True}
 
 
+def pairs_within(df: pd.DataFrame, columns: list[str]) -> int:
+    """How many pairs of rows agree on every one of ``columns`` (a missing value agrees with a missing one)."""
+    if df.empty:
+        return 0
+    n = df.groupby(columns, sort=False, observed=True, dropna=False).size().to_numpy()
+    return int((n * (n - 1) // 2).sum())
+
+
 def scored(df: pd.DataFrame) -> pd.DataFrame:
     """Rows that count toward a model's score (infra errors excluded)."""
     return df[df["outcome"] != "infra_error"]

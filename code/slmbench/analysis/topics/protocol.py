@@ -30,7 +30,7 @@ from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG, floor_block, model_info, scored
+from slmbench.analysis.topics.common import PKG, floor_block, model_info, pairs_within, scored
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 LARGE_TEXT_READ = ("transcript_sha256", "first_request_sha256", "first_reply_sha256")
@@ -357,17 +357,10 @@ def first_replies(res: TopicResult, trials: pd.DataFrame) -> None:
         rows = ours[(ours["protocol"] != LEGACY) & (ours["temperature"] == facts["temperature"])]
         rows = rows.dropna(subset=needed[1:])
     key = ["model", "task_id", "variant", "first_request_sha256"]
-
-    def pairs_over(columns: list[str]) -> int:
-        if rows.empty:
-            return 0
-        n = rows.groupby(columns, sort=False, observed=True, dropna=False).size().to_numpy()
-        return int((n * (n - 1) // 2).sum())
-
-    everything = pairs_over(key)
-    same = pairs_over([*key, "cpu"])
-    alike = pairs_over([*key, "first_reply_sha256"])
-    same_alike = pairs_over([*key, "cpu", "first_reply_sha256"])
+    everything = pairs_within(rows, key)
+    same = pairs_within(rows, [*key, "cpu"])
+    alike = pairs_within(rows, [*key, "first_reply_sha256"])
+    same_alike = pairs_within(rows, [*key, "cpu", "first_reply_sha256"])
     cross = everything - same
     same_differ, cross_differ = same - same_alike, cross - (alike - same_alike)
     sel = {
