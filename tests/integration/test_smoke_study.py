@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.fixtures.latex_conditionals import without_branches
 from tests.fixtures.pdf_links import pdf_uris
 from tests.integration.smoke_workdir import make_workdir
 
@@ -70,7 +71,7 @@ def test_the_pdf_exists_and_every_number_it_uses_is_defined(study: Path) -> None
     used = set()
     for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
         # text guarded by \ifstudydata names the four embedded models and is skipped without their data
-        text = re.sub(r"\\ifstudydata.*?(?:\\else|\\fi)", "", tex.read_text(), flags=re.S)
+        text = without_branches(tex.read_text(), {"ifstudydata"}, keep_else=True)
         used |= set(re.findall(r"\\res\{([^}]+)\}", text))
     assert used and used <= defined, f"undefined: {sorted(used - defined)}"
     assert len(list((study / "figures").glob("fig_*.pdf"))) >= 16
@@ -98,7 +99,7 @@ def test_every_number_in_the_pdf_links_to_its_page_in_the_site(study: Path) -> N
         text = tex.read_text()
         anywhere |= set(re.findall(r"\\res\{([^}]+)\}", text))
         # conditional text (\ifstudydata, \ifnum on a count) may be skipped for this study's data
-        unconditional = re.sub(r"\\if(?:studydata|num).*?\\fi", "", text, flags=re.S)
+        unconditional = without_branches(text, {"ifstudydata", "ifnum"}, keep_else=False)
         always |= set(re.findall(r"\\res\{([^}]+)\}", unconditional))
     linked = {link.removeprefix("../site/numbers/").removesuffix(".html") for link in links}
     assert always <= linked <= anywhere
