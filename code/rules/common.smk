@@ -89,6 +89,7 @@ def protocol_args(wildcards):
     args += f" --repeats {shard.repeats}"
     args += f" --max-turns {shard.max_turns}" if shard.max_turns else ""
     args += f" --max-tokens {shard.max_tokens}" if shard.max_tokens else ""
+    args += f" --rerun {shard.rerun}" if shard.rerun else ""
     return args
 
 

@@ -87,7 +87,7 @@ rule protocol_shard:
     output:
         protected(f"{RAW}/{{model}}/{{stem}}.jsonl"),
     wildcard_constraints:
-        stem="[a-z_]+_T[0-9.]+_[a-z]+_[a-z]+_p-[a-z0-9-]+(_turns[0-9]+)?(_tok[0-9]+)?",
+        stem="[a-z_]+_T[0-9.]+_[a-z]+_[a-z]+_p-[a-z0-9-]+(_turns[0-9]+)?(_tok[0-9]+)?(_rerun-[a-z0-9-]+)?",
     params:
         args=protocol_args,
         tasks=",".join(STUDY.tasks),

@@ -15,6 +15,7 @@ from slmbench.vocab import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_SPLIT_SEED,
     ELIGIBILITY_TASKS,
+    NAME_PATTERN,
     PROMPT_STYLES,
     EligibilityTask,
     ParserMode,
@@ -36,11 +37,14 @@ class ProtocolShard:
     repeats: int = 1
     max_turns: int | None = None
     max_tokens: int | None = None
+    rerun: str | None = None
 
     def stem(self, scaffold: str, mode: str) -> str:
-        """``capability_T0_native_repaired_p-full`` (+ ``_turns10`` / ``_tok512``): the file name's stem."""
+        """``capability_T0_native_repaired_p-full`` (+ ``_turns10`` / ``_tok512`` / ``_rerun-<label>``): the file
+        name's stem."""
         limits = f"_turns{self.max_turns}" if self.max_turns else ""
         limits += f"_tok{self.max_tokens}" if self.max_tokens else ""
+        limits += f"_rerun-{self.rerun}" if self.rerun else ""
         return f"{self.suite}_T{self.temperature:g}_{scaffold}_{mode}_p-{self.protocol}{limits}"
 
 
@@ -122,10 +126,23 @@ class ProtocolStudy(BaseModel):
     max_turns: list[int] = Field(default_factory=list, description="other turn limits under `protocol`")
     max_tokens: list[int] = Field(default_factory=list, description="other token caps under `protocol`")
     repeats: int = Field(default=1, ge=1, description="repeats of `protocol` at every temperature")
+    reruns: list[str] = Field(
+        default_factory=list,
+        description="labels of reruns of `protocol` at the lowest T, one repeat each (e.g. on another kind of CPU:"
+        " comparisons pair trials that ran on one kind of CPU where they can)",
+    )
     temperatures: list[float] = Field(
         default_factory=list, description="sweep temperatures (instruct models)"
     )
     suites: list[Suite] = Field(default_factory=_capability_only)
+
+    @field_validator("reruns")
+    @classmethod
+    def _rerun_labels(cls, values: list[str]) -> list[str]:
+        bad = [v for v in values if not re.fullmatch(NAME_PATTERN, v)]
+        if bad or len(set(values)) != len(values):
+            raise ValueError(f"rerun labels are distinct lower-case words joined by '-': {values}")
+        return values
 
 
 def _all_tasks() -> list[EligibilityTask]:
@@ -196,7 +213,7 @@ class StudyConfig(BaseModel):
     @model_validator(mode="after")
     def _protocols_known(self) -> StudyConfig:
         for name, values in self.protocols.items():
-            if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
+            if not re.fullmatch(NAME_PATTERN, name):
                 raise ValueError(f"protocols.{name}: names are lower-case words joined by '-'")
             conditions = ProtocolConditions.from_mapping(values, f"protocols.{name}")
             if name == LEGACY_NAME and conditions != LEGACY:
@@ -226,6 +243,9 @@ class StudyConfig(BaseModel):
             for suite in study.suites:
                 out.append(ProtocolShard(model, suite, t0, study.protocol, repeats=study.repeats))
                 out += [ProtocolShard(model, suite, t0, name) for name in study.ablation]
+                out += [
+                    ProtocolShard(model, suite, t0, study.protocol, rerun=label) for label in study.reruns
+                ]
                 out += [ProtocolShard(model, suite, t0, study.protocol, max_turns=n) for n in study.max_turns]
                 out += [
                     ProtocolShard(model, suite, t0, study.protocol, max_tokens=n) for n in study.max_tokens

@@ -85,6 +85,7 @@ RECORD_COLUMNS = [
     "criteria",
     "transcript_sha256",
     "cpu",
+    "rerun",
     "first_request_sha256",
     "first_reply_sha256",
 ]
@@ -110,7 +111,7 @@ AUDIT_COLUMNS = (
 analysis topics leave them unread."""
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id", "cpu")  # fmt: skip
+                    "task_id", "cpu", "rerun")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
 _DIMENSIONS = set(DIMENSIONS)
@@ -194,6 +195,7 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "criteria": json.dumps(scored.check.criteria, sort_keys=True, default=str) if scored.check else None,
         "transcript_sha256": transcript_sha256(responses),
         "cpu": (record.fingerprint.get("machine") or {}).get("cpu"),
+        "rerun": settings.get("rerun"),
         **first_exchange(record),
     }
 
@@ -266,7 +268,8 @@ def shard_tables(path: Path, source: str) -> Frames:
 
 def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     """Whether each trial ran in the study's primary condition: the config's scaffold, parser mode, protocol
-    and limits and the model's configured context window. Other trials belong to comparison shards."""
+    and limits and the model's configured context window, and is not a rerun. Other trials belong to
+    comparison shards."""
     windows = {m: spec.n_ctx for m, spec in config.models.items()}
     configured = frame["model"].map(windows).astype(float)  # a model the config lacks: missing
     same_ctx = frame["n_ctx"].isna() | configured.isna() | (frame["n_ctx"] == configured)
@@ -279,6 +282,7 @@ def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         & (frame["protocol"] == config.protocol)
         & same_ctx
         & same_limits
+        & frame["rerun"].isna()
     )
 
 
@@ -366,7 +370,7 @@ def _merged_column(mine: pa.ChunkedArray, external: pd.DataFrame | None, name: s
 
 
 CONFIG_INPUTS = ["model", "params_b", "is_base", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
-                 "max_tokens"]  # fmt: skip
+                 "max_tokens", "rerun"]  # fmt: skip
 """The columns ``apply_config`` reads."""
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 STUDY_ID = "slmbench"
+NAME_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+"""Names written into file names and trial ids (protocols, rerun labels): lower-case words joined by '-'."""
 """The study id of our own records (imported studies carry their own)."""
 ELIGIBILITY_RAW = "eligibility"
 """The folder under ``data/raw`` of the eligibility study's runs (not trial records: tidy leaves it alone)."""

@@ -140,3 +140,44 @@ def test_first_replies_to_one_request_are_compared_on_one_cpu_and_across_two() -
     )
     assert "max_tokens=512 vs full (12 of 12 pairs)" in got["proto.phrase.cross-cpu"]
     assert "full-no-answer vs full" not in got["proto.phrase.cross-cpu"]
+
+
+def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
+    """Legacy and the token-cap run ran on CPU "B", full's three repeats and the no-answer run on "A"; a rerun of
+    full (repeat 0) on "B" passes T1 and T2 for qa. Full vs legacy and the token cap then pair with the rerun
+    (no cross-CPU pair; full passes 2 of qa's 6 tasks there), the no-answer ablation with the original run on
+    "A"; repeats, the power analysis and the remaining failures never count the rerun."""
+    df = trials()
+    df["cpu"] = "A"
+    df.loc[(df["max_tokens"] == 512) | (df["protocol"] == "legacy"), "cpu"] = "B"
+    df["rerun"] = None
+    rerun = df[(df["protocol"] == "full") & (df["max_tokens"] == 256) & (df["temperature"] == 0.0)]
+    rerun = rerun[rerun["repeat"] == 0].assign(
+        cpu="B", rerun="2", trial_id=lambda f: f["trial_id"] + "/rerun-2"
+    )
+    rerun["passed"] = (rerun["model"] == "qa") & rerun["task_id"].isin(["T1", "T2"])
+    rerun["outcome"] = rerun["passed"].map({True: "success", False: "failure"})
+    res = get_topic("protocol")(
+        pd.concat([df, rerun], ignore_index=True), None, {"bootstrap_seed": 1, "n_boot": 20}
+    )
+    got = {n.key: n.value for n in res.numbers}
+    assert got["proto.cmp.full.n.pairs"] == 12 and got["proto.cmp.full.n.cross-cpu"] == 0
+    assert got["proto.cmp.full.qa.other.acc"] == pytest.approx(2 / 6)
+    assert got["proto.cmp.max-tokens-512.n.cross-cpu"] == 0
+    assert got["proto.cmp.max-tokens-512.qa.primary.acc"] == pytest.approx(2 / 6)
+    assert got["proto.cmp.full-no-answer.n.cross-cpu"] == 0
+    assert got["proto.cmp.full-no-answer.qa.primary.acc"] == pytest.approx(4 / 6)
+    assert got["proto.attr.qa.protocol-share"] == pytest.approx(1 / 5)
+    assert got["proto.attr.qa.remaining.n"] == 6
+    assert got["proto.rep.qa.t00.k"] == 3 and got["proto.power.qa.n"] == 18
+    assert got["proto.phrase.cross-cpu"] == "no comparison pairs trials run on different kinds of CPU"
+
+
+def test_a_side_with_two_trials_of_one_key_on_one_cpu_is_an_error() -> None:
+    from slmbench.analysis.paired import paired
+
+    df = trials().assign(cpu="A", rerun=None)
+    full = df[(df["protocol"] == "full") & (df["max_tokens"] == 256) & (df["temperature"] == 0.0)]
+    legacy = df[df["protocol"] == "legacy"]
+    with pytest.raises(ValueError, match="two trials of one key"):
+        paired(legacy, pd.concat([full[full["repeat"] == 0]] * 2))

@@ -36,3 +36,23 @@ def test_a_context_override_is_part_of_the_trial_id_and_the_settings() -> None:
     trial = plan(default)[0]
     assert trial_id(default, trial).endswith("/native/repaired/r0")
     assert trial_id(capped, trial).endswith("/native/repaired/ctx1024/r0")
+
+
+def test_a_rerun_is_planned_once_per_model_and_label_and_kept_apart_by_its_id() -> None:
+    data = load_config().model_dump()
+    data["protocol_study"]["reruns"] = ["2"]
+    config = parse_config(data)
+    reruns = [s for s in config.protocol_shards() if s.rerun]
+    assert {s.model for s in reruns} == set(config.models) and len(reruns) == len(config.models)
+    shard = reruns[0]
+    assert (shard.protocol, shard.repeats, shard.temperature) == (config.protocol_study.protocol, 1, 0.0)
+    assert shard.stem("native", "repaired") == "capability_T0_native_repaired_p-full_rerun-2"
+    base = dict(model="m", suite="capability", temperature=0.0, scaffold="native", parser_mode="repaired",
+                repeats=1, base_seed=1, max_turns=2, budget_s=10.0, max_tokens=32, tasks=("IR-1",),
+                protocol="full")  # fmt: skip
+    original, rerun = ShardSpec(**base), ShardSpec(**base, rerun="2")  # type: ignore[arg-type]
+    trial = plan(original)[0]
+    assert trial_id(rerun, trial) == trial_id(original, trial).replace("/p-full/", "/p-full/rerun-2/")
+    data["protocol_study"]["reruns"] = ["Second run"]
+    with pytest.raises(ConfigError, match="rerun labels"):
+        parse_config(data)

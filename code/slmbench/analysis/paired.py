@@ -30,7 +30,9 @@ from slmbench.analysis.topics.common import PKG
 from slmbench.vocab import FAILURE_CLASSES
 
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
-_KEEP = ["passed", "failure_class", "stop_reason", "cpu"]
+_KEEP = ["passed", "failure_class", "stop_reason", "cpu", "rerun"]
+_RUN = ["cpu", "rerun"]
+"""Where a trial ran beyond its key: a side may hold one trial per key on each kind of CPU (a rerun)."""
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _MCNEMAR = f"{PKG}.stats_tests.mcnemar_p"
 _BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
@@ -116,12 +118,17 @@ def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     (``trial_id_p``/``trial_id_o``).
 
     ``first`` holds the primary condition's trials, ``second`` the other condition's; infra errors are
-    dropped from both before pairing.
+    dropped from both before pairing. Where a side ran a key more than once (a rerun on another kind of CPU),
+    the pair is the one whose two trials ran on one kind of CPU, else the one of the original runs.
     """
     cols = [c for c in (*_KEEP, "trial_id", "row") if c in first.columns and c in second.columns]
     a = first.loc[first["outcome"] != "infra_error", [*PAIR_KEY, *cols, "params_b", "is_base"]]
     b = second.loc[second["outcome"] != "infra_error", [*PAIR_KEY, *cols]]
-    both = a.merge(b, on=PAIR_KEY, suffixes=("_p", "_o"), validate="one_to_one")
+    run = [c for c in _RUN if c in cols]
+    for frame, name in ((a, "first"), (b, "second")):
+        if frame.duplicated([*PAIR_KEY, *run]).any():
+            raise ValueError(f"the {name} condition holds two trials of one key {PAIR_KEY + run}")
+    both = _one_per_key(a.merge(b, on=PAIR_KEY, suffixes=("_p", "_o")))
     for c in ("failure_class", "stop_reason"):
         for side in ("_p", "_o"):
             if c + side not in both:
@@ -129,6 +136,22 @@ def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     return both.assign(
         p_pass=both["passed_p"].astype(bool), o_pass=both["passed_o"].astype(bool)
     ).reset_index(drop=True)
+
+
+def _one_per_key(both: pd.DataFrame) -> pd.DataFrame:
+    """One candidate pair per key: two trials on one kind of CPU first, then original runs before reruns."""
+    if both.empty or not both.duplicated(PAIR_KEY).any():
+        return both
+    rank = pd.DataFrame(index=both.index)
+    if "cpu_p" in both:
+        p, o = both["cpu_p"].astype(object), both["cpu_o"].astype(object)
+        rank["cross_cpu"] = ~(p.notna() & (p == o))
+    for side in ("_p", "_o"):
+        if f"rerun{side}" in both:
+            rank[f"rerun{side}"] = both[f"rerun{side}"].notna()
+    rank["order"] = np.arange(len(both))
+    chosen = rank.sort_values(list(rank.columns)).index
+    return both.loc[chosen].drop_duplicates(PAIR_KEY).sort_index()
 
 
 def cells(pairs: pd.DataFrame) -> tuple[int, int, int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from slmbench.harness.ledger import RawRecordError, ShardLockedError
 from slmbench.harness.runner import ShardSpec, run_shard
 from slmbench.harness.scaffolds import scaffold_names
 from slmbench.harness.shard_cache import cache_options
-from slmbench.vocab import PARSER_MODES, SUITES
+from slmbench.vocab import NAME_PATTERN, PARSER_MODES, SUITES
 
 
 @click.command()
@@ -42,6 +43,11 @@ from slmbench.vocab import PARSER_MODES, SUITES
 @click.option("--protocol", default=None, help="Named protocol conditions from config (default: config).")
 @click.option("--max-turns", type=click.IntRange(min=1), default=None, help="Turn limit (default: config).")
 @click.option("--max-tokens", type=click.IntRange(min=16), default=None, help="Token cap (default: config).")
+@click.option(
+    "--rerun",
+    default="",
+    help="Label of a rerun of trials already run (e.g. on another kind of CPU): part of each trial's id.",
+)
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 def run(
     config_path: str,
@@ -59,6 +65,7 @@ def run(
     protocol: str | None,
     max_turns: int | None,
     max_tokens: int | None,
+    rerun: str,
     no_progress: bool,
 ) -> None:
     """Run one shard of trials; rerunning skips the trials already in OUT."""
@@ -69,6 +76,8 @@ def run(
         conditions = config.conditions(protocol_name)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    if rerun and not re.fullmatch(NAME_PATTERN, rerun):
+        raise click.BadParameter("lower-case words joined by '-'", param_hint="--rerun")
     turns = max_turns if max_turns and max_turns != config.max_turns else None
     tokens = max_tokens if max_tokens and max_tokens != config.max_tokens else None
     limits_tag = (f"/turns{turns}" if turns else "") + (f"/tok{tokens}" if tokens else "")
@@ -90,6 +99,7 @@ def run(
         protocol=protocol_name,
         conditions=conditions,
         limits_tag=limits_tag,
+        rerun=rerun,
     )
 
     def factory() -> Backend:

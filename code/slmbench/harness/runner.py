@@ -53,6 +53,7 @@ class ShardSpec:
     protocol: str = LEGACY_NAME
     conditions: ProtocolConditions = LEGACY
     limits_tag: str = ""  # "/turns10", "/tok512": limits other than the study's (limit ablations)
+    rerun: str = ""  # a label that keeps a rerun of the same trials apart (e.g. on another kind of CPU)
 
     @property
     def recorded_suite(self) -> str:
@@ -67,9 +68,10 @@ def derive_seed(base_seed: int, model: str, task_id: str, variant: str, repeat: 
 
 
 def trial_id(shard: ShardSpec, trial: TrialSpec) -> str:
-    """Readable, unique id of a trial (``/ctx<N>``, ``/p-<protocol>`` and limit tags where they differ)."""
+    """Readable, unique id of a trial (``/ctx<N>``, ``/p-<protocol>``, limit and rerun tags where they differ)."""
     ctx = f"/ctx{shard.n_ctx}" if shard.n_ctx else ""
-    protocol = f"/p-{shard.protocol}{shard.limits_tag}" if shard.protocol != LEGACY_NAME else shard.limits_tag
+    tags = shard.limits_tag + (f"/rerun-{shard.rerun}" if shard.rerun else "")
+    protocol = f"/p-{shard.protocol}{tags}" if shard.protocol != LEGACY_NAME else tags
     return (
         f"{shard.study}/{shard.model}/{shard.recorded_suite}/{trial.task.id}/{trial.variant}/"
         f"T{shard.temperature:g}/{shard.scaffold}/{shard.parser_mode}{ctx}{protocol}/r{trial.repeat}"
@@ -143,6 +145,7 @@ def build_record(
                 "budget_s": shard.budget_s,
                 "max_tokens": shard.max_tokens,
                 **({"n_ctx": shard.n_ctx} if shard.n_ctx else {}),
+                **({"rerun": shard.rerun} if shard.rerun else {}),
                 "protocol": {"name": shard.protocol, **shard.conditions.as_dict()},
                 **({"kv_reset": run.kv_reset} if run.kv_reset is not None else {}),
             },

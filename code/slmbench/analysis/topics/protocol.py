@@ -44,18 +44,20 @@ def condition_rows(
     protocol: str,
     limits: dict[str, int] | None = None,
     all_temperatures: bool = False,
+    reruns: bool = False,
 ) -> pd.DataFrame:
     """Capability trials of our study under one protocol, primary scaffold and parser mode, given limits, at the
-    lowest temperature (or at every temperature).
+    lowest temperature (or at every temperature), with its reruns (e.g. on another kind of CPU) only when asked
+    for: paired comparisons take them, so that each pair can run on one kind of CPU.
 
     ``limits`` (``max_turns``, ``max_tokens``) default to the most common value among the study's trials, so a
     limit ablation is selected only when asked for. The topic asks for the same conditions many times: each is
     computed once per table (callers never change the rows they get).
     """
     memo = _memo(trials)
-    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures)
+    wanted = (protocol, tuple(sorted((limits or {}).items())), all_temperatures, reruns)
     if wanted not in memo:
-        memo[wanted] = _condition_rows(trials, protocol, limits, all_temperatures)
+        memo[wanted] = _condition_rows(trials, protocol, limits, all_temperatures, reruns)
     return memo[wanted]  # type: ignore[no-any-return]
 
 
@@ -64,7 +66,7 @@ _memo: TableMemo[dict[Hashable, Any]] = TableMemo(lambda _: {})
 
 
 def _condition_rows(
-    trials: pd.DataFrame, protocol: str, limits: dict[str, int] | None, all_temperatures: bool
+    trials: pd.DataFrame, protocol: str, limits: dict[str, int] | None, all_temperatures: bool, reruns: bool
 ) -> pd.DataFrame:
     ours, facts = _capability(trials)
     if ours.empty:
@@ -75,6 +77,8 @@ def _condition_rows(
         mask &= ours[column] == want
     if not all_temperatures:
         mask &= ours["temperature"] == facts["temperature"]
+    if not reruns and "rerun" in ours:
+        mask &= ours["rerun"].isna()
     return ours[mask]
 
 
@@ -82,7 +86,7 @@ _READ = (
     "trial_id", "study", "suite", "model", "task_id", "group", "variant", "temperature", "repeat", "protocol",
     "n_ctx", "max_turns", "max_tokens", "scaffold", "parser_mode", "primary", "params_b", "is_base", "passed",
     "outcome", "failure_class", "stop_reason", "closing_answer", "transcript_sha256", "harm", "cpu",
-    "first_request_sha256", "first_reply_sha256",
+    "rerun", "first_request_sha256", "first_reply_sha256",
 )  # fmt: skip
 """The columns of the trials the comparisons, repeats and floors read."""
 
@@ -141,14 +145,14 @@ def _changed_class(pairs: pd.DataFrame) -> int:
 
 def _comparison_rows(trials: pd.DataFrame, protocols: list[str], limits: dict[str, list[int]]) -> list[Any]:
     """(key, name, base rows, other rows) of every comparison with data on both sides."""
-    full = condition_rows(trials, FULL)
-    out = [("full", "full vs legacy", condition_rows(trials, LEGACY), full)]
+    full = condition_rows(trials, FULL, reruns=True)
+    out = [("full", "full vs legacy", condition_rows(trials, LEGACY, reruns=True), full)]
     for name in protocols:
         if name.startswith(f"{FULL}-no-"):
-            out.append((nb.slug(name), f"{name} vs full", full, condition_rows(trials, name)))
+            out.append((nb.slug(name), f"{name} vs full", full, condition_rows(trials, name, reruns=True)))
     for column, values in limits.items():
         for value in values:
-            other = condition_rows(trials, FULL, {column: value})
+            other = condition_rows(trials, FULL, {column: value}, reruns=True)
             out.append((f"{nb.slug(column)}-{value}", f"{column}={value} vs full", full, other))
     return [row for row in out if len(row[2]) and len(row[3])]
 
@@ -219,9 +223,12 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
 
 def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     """Per model: failures under legacy that pass under full (protocol), and the failures that remain."""
-    legacy = condition_rows(trials, LEGACY)
-    sides = sides_of(trials, legacy, condition_rows(trials, FULL))
-    pairs = sides.pairs(legacy, condition_rows(trials, FULL))
+    legacy, paired_full = (
+        condition_rows(trials, LEGACY, reruns=True),
+        condition_rows(trials, FULL, reruns=True),
+    )
+    sides = sides_of(trials, legacy, paired_full)
+    pairs = sides.pairs(legacy, paired_full)
     full = scored(condition_rows(trials, FULL))
     rows: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):
