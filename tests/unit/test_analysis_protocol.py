@@ -146,7 +146,8 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     """Legacy and the token-cap run ran on CPU "B", full's three repeats and the no-answer run on "A"; a rerun of
     full (repeat 0) on "B" passes T1 and T2 for qa. Full vs legacy and the token cap then pair with the rerun
     (no cross-CPU pair; full passes 2 of qa's 6 tasks there), the no-answer ablation with the original run on
-    "A"; repeats, the power analysis and the remaining failures never count the rerun."""
+    "A"; repeats, the power analysis and the remaining failures never count the rerun, which is compared with
+    the original run on its own."""
     df = trials()
     df["cpu"] = "A"
     df.loc[(df["max_tokens"] == 512) | (df["protocol"] == "legacy"), "cpu"] = "B"
@@ -171,6 +172,10 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     assert got["proto.attr.qa.remaining.n"] == 6
     assert got["proto.rep.qa.t00.k"] == 3 and got["proto.power.qa.n"] == 18
     assert got["proto.phrase.cross-cpu"] == "no comparison pairs trials run on different kinds of CPU"
+    # the rerun against the original run: the machine alone (qa's T3 and T4 pass only on "A")
+    assert got["proto.cmp.rerun-2.n.pairs"] == 12 and got["proto.cmp.rerun-2.n.cross-cpu"] == 12
+    assert (got["proto.cmp.rerun-2.qa.n.only-primary"], got["proto.cmp.rerun-2.qa.n.only-other"]) == (2, 0)
+    assert "rerun" not in got["proto.phrase.ablations"]
 
 
 def test_a_side_with_two_trials_of_one_key_on_one_cpu_is_an_error() -> None:

@@ -33,3 +33,24 @@ def test_a_transcript_escapes_what_the_model_wrote():
     assert "\\end{document}" not in tex and "\\textbackslash{}end\\{document\\}" in tex
     assert "100\\% \\& \\$HOME" in tex and "\\#1 \\{done\\}" in tex and "title\\_with" in tex
     assert "/\\allowbreak{}" in tex
+
+
+def test_examples_are_the_trials_the_protocol_topic_picked_in_its_order() -> None:
+    import click
+    import pandas as pd
+    import pytest
+
+    from slmbench.figures.appendix import pick_examples
+
+    trials = pd.DataFrame({"trial_id": ["a", "b", "c"], "task_id": ["T1", "T1", "T2"]})
+    picked = [
+        {"model": "m", "task_id": "T1", "kind": "full-passed", "trial_id": "b"},
+        {"model": "m", "task_id": "T1", "kind": "legacy-failed", "trial_id": "a"},
+    ]
+    got = pick_examples(picked, trials)
+    assert [(title, row["trial_id"]) for title, row in got] == [
+        ("m, T1, full protocol (passed)", "b"),
+        ("m, T1, legacy protocol (failed)", "a"),
+    ]
+    with pytest.raises(click.ClickException, match="lacks"):
+        pick_examples([{**picked[0], "trial_id": "z"}], trials)

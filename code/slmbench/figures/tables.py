@@ -150,7 +150,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Closing", "proto.attr.{m}.closing-passes"),
         ),
         caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
-        "(capability suite, $T=0$, first repeat): accuracy under each with the Wilson 95\\% interval of the "
+        "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both): accuracy under each with the Wilson 95\\% interval of the "
         "full protocol, trials that pass only under one of them, the exact McNemar $p$, and the passes under "
         "the full protocol whose answer came only in the closing turn.",
     ),
@@ -165,13 +165,16 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Only ref.", "proto.cmp.{m}.n.only-primary"),
             Column("Only cond.", "proto.cmp.{m}.n.only-other"),
             Column("Class changed", "proto.cmp.{m}.n.class-changed"),
+            Column("Cross-CPU", "proto.cmp.{m}.n.cross-cpu"),
             Column("$p$", "proto.cmp.{m}.mcnemar.p"),
         ),
         caption="Every protocol comparison, pooled over the four models (capability suite, $T=0$, first "
         "repeat): ``full'' is compared with the legacy protocol; each ``full-no-X'' (one condition switched "
-        "off) and each other limit is compared with the full protocol (the reference). Only ref./Only cond.: "
-        "pairs that pass under one side only; Class changed: pairs failing under both whose failure class "
-        "differs; $p$: exact McNemar.",
+        "off) and each other limit is compared with the full protocol (the reference); ``rerun-N'' is the full "
+        "protocol run again on another kind of CPU, compared with its original run (what the machine alone "
+        "changes). Where a side ran a task on two kinds of CPU, the pair is the one on one kind. Only ref./Only "
+        "cond.: pairs that pass under one side only; Class changed: pairs failing under both whose failure "
+        "class differs; Cross-CPU: pairs whose two trials ran on different kinds of CPU; $p$: exact McNemar.",
     ),
     "protocol_repeats": TableSpec(
         topic="protocol",

@@ -36,6 +36,8 @@ from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 LARGE_TEXT_READ = ("transcript_sha256", "first_request_sha256", "first_reply_sha256")
 LEGACY = "legacy"
 FULL = "full"
+RERUN_KEY = "rerun"
+"""Comparison keys ``rerun-<label>``: a rerun of the full protocol against its original run."""
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 
 
@@ -144,7 +146,9 @@ def _changed_class(pairs: pd.DataFrame) -> int:
 
 
 def _comparison_rows(trials: pd.DataFrame, protocols: list[str], limits: dict[str, list[int]]) -> list[Any]:
-    """(key, name, base rows, other rows) of every comparison with data on both sides."""
+    """(key, name, base rows, other rows) of every comparison with data on both sides: full vs legacy, each
+    ablation and limit vs full, and each rerun of full vs its original run (the same condition on another
+    machine: what the machine alone changes)."""
     full = condition_rows(trials, FULL, reruns=True)
     out = [("full", "full vs legacy", condition_rows(trials, LEGACY, reruns=True), full)]
     for name in protocols:
@@ -154,6 +158,16 @@ def _comparison_rows(trials: pd.DataFrame, protocols: list[str], limits: dict[st
         for value in values:
             other = condition_rows(trials, FULL, {column: value}, reruns=True)
             out.append((f"{nb.slug(column)}-{value}", f"{column}={value} vs full", full, other))
+    for label in sorted(full["rerun"].dropna().unique().tolist()) if "rerun" in full else []:
+        rerun = full[full["rerun"] == label]
+        out.append(
+            (
+                f"{RERUN_KEY}-{nb.slug(label)}",
+                f"{FULL} rerun {label} vs full",
+                condition_rows(trials, FULL),
+                rerun,
+            )
+        )
     return [row for row in out if len(row[2]) and len(row[3])]
 
 
@@ -193,11 +207,13 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             "description": f"paired trials whose two sides ran on different kinds of CPU, {name}",
         }
         res.numbers.append(nb.count(f"{prefix}.n.cross-cpu", _cross_cpu(pairs), cprov))
-        crossing[name] = (_cross_cpu(pairs), len(pairs))
+        if not key.startswith(f"{RERUN_KEY}-"):  # a rerun crosses machines by design
+            crossing[name] = (_cross_cpu(pairs), len(pairs))
         condition, reference = name.split(" vs ")
         phrase = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], reference, condition)
         res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
-        summary.append(f"{condition}: {phrase}")
+        if not key.startswith(f"{RERUN_KEY}-"):
+            summary.append(f"{condition}: {phrase}")
         table.append(
             {"comparison": name, "key": key, "model": "pooled", **row, "class_changed": _changed_class(pairs)}
         )
@@ -270,6 +286,54 @@ def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         row["closing_passes"] = closing
         rows.append(row)
     res.tables["attribution"] = rows
+    res.tables["examples"] = examples(trials, pairs)
+
+
+EXAMPLE_KINDS = ("legacy-failed", "full-passed", "full-capability-failure")
+"""The appendix's example transcripts per instruction-tuned model, in order: a task that failed under legacy
+and passed under full (both trials of the pair), and a capability failure that remains under full."""
+
+
+def examples(trials: pd.DataFrame, pairs: pd.DataFrame) -> list[dict[str, Any]]:
+    """The trials of the appendix's examples (``EXAMPLE_KINDS``), by a fixed rule over the full-vs-legacy
+    pairs of each instruction-tuned model: the first such task by task id."""
+    out: list[dict[str, Any]] = []
+    if pairs.empty:
+        return out
+    ids = {side: _trial_ids(trials, pairs, side) for side in ("_p", "_o")}
+    pairs = pairs.assign(id_p=ids["_p"], id_o=ids["_o"]).sort_values(["model", "task_id"])
+    for model, mine in pairs[~pairs["is_base"].astype(bool)].groupby("model", sort=True, observed=True):
+        fixed = mine[~mine["p_pass"] & mine["o_pass"]]
+        if len(fixed):
+            first = fixed.iloc[0]
+            out += [
+                {
+                    "model": model,
+                    "task_id": first["task_id"],
+                    "kind": EXAMPLE_KINDS[0],
+                    "trial_id": first["id_p"],
+                },
+                {
+                    "model": model,
+                    "task_id": first["task_id"],
+                    "kind": EXAMPLE_KINDS[1],
+                    "trial_id": first["id_o"],
+                },
+            ]
+        remaining = mine[mine["failure_class_o"] == "capability"]
+        if len(remaining):
+            row = remaining.iloc[0]
+            out.append(
+                {"model": model, "task_id": row["task_id"], "kind": EXAMPLE_KINDS[2], "trial_id": row["id_o"]}
+            )
+    return out
+
+
+def _trial_ids(trials: pd.DataFrame, pairs: pd.DataFrame, side: str) -> list[str]:
+    """One side's trial ids of ``pairs`` (from its row positions in ``trials`` where the pairs carry them)."""
+    if f"row{side}" in pairs:
+        return [str(t) for t in trials["trial_id"].to_numpy()[pairs[f"row{side}"].to_numpy()]]
+    return [str(t) for t in pairs[f"trial_id{side}"]]
 
 
 def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
