@@ -17,6 +17,7 @@ from slmbench.vocab import (
     ELIGIBILITY_TASKS,
     NAME_PATTERN,
     PROMPT_STYLES,
+    SHIPPED,
     EligibilityTask,
     ParserMode,
     PromptStyle,
@@ -162,6 +163,9 @@ class EligibilityPlan(BaseModel):
     models: list[str] = Field(default_factory=list, description="empty: every embedded model")
     requantise: list[RequantType] = Field(default_factory=list, description="llama.cpp types of the variants")
     requantise_models: list[str] = Field(default_factory=list, description="empty: the same models")
+    requantise_tasks: dict[str, list[EligibilityTask]] = Field(
+        default_factory=dict, description="per model, the tasks its variants are scored on (not named: all)"
+    )
     margin: float = Field(default=0.05, ge=0, lt=1, description="the stated margin over the baseline")
     split_seed: int = Field(
         default=DEFAULT_SPLIT_SEED, description="seeds the calibration/test split and the few-shot examples"
@@ -290,7 +294,11 @@ class StudyConfig(BaseModel):
         plan = self.eligibility
         if plan is None:
             return self
-        for where, names in (("models", plan.models), ("requantise_models", plan.requantise_models)):
+        for where, names in (
+            ("models", plan.models),
+            ("requantise_models", plan.requantise_models),
+            ("requantise_tasks", list(plan.requantise_tasks)),
+        ):
             for name in names:
                 spec = self.models.get(name)
                 if spec is None or spec.weights is None:
@@ -320,8 +328,13 @@ class StudyConfig(BaseModel):
         plan = self.eligibility
         if plan is None:
             return []
-        configs = [(m, "shipped") for m in self.eligibility_models()] + self.eligibility_variants()
-        return [(m, q, t, p) for m, q in configs for t in plan.tasks for p in plan.prompts]
+        configs = [(m, SHIPPED) for m in self.eligibility_models()] + self.eligibility_variants()
+        return [
+            (m, q, t, p)
+            for m, q in configs
+            for t in (plan.tasks if q == SHIPPED else plan.requantise_tasks.get(m, plan.tasks))
+            for p in plan.prompts
+        ]
 
 
 def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConfig:

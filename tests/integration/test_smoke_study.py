@@ -70,8 +70,9 @@ def test_the_pdf_exists_and_every_number_it_uses_is_defined(study: Path) -> None
     defined = set(re.findall(r"\\csname slmres@([^\\]+)\\endcsname", numbers))
     used = set()
     for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
-        # text guarded by \ifstudydata names the four embedded models and is skipped without their data
-        text = without_branches(tex.read_text(), {"ifstudydata"}, keep_else=True)
+        # text guarded by \ifstudydata names the four embedded models and is skipped without their data; text
+        # guarded by \ifcsname on a key is typeset only where that key is defined
+        text = without_branches(tex.read_text(), {"ifstudydata", "ifcsname"}, keep_else=True)
         used |= set(re.findall(r"\\res\{([^}]+)\}", text))
     assert used and used <= defined, f"undefined: {sorted(used - defined)}"
     assert len(list((study / "figures").glob("fig_*.pdf"))) >= 16
@@ -98,8 +99,9 @@ def test_every_number_in_the_pdf_links_to_its_page_in_the_site(study: Path) -> N
     for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
         text = tex.read_text()
         anywhere |= set(re.findall(r"\\res\{([^}]+)\}", text))
-        # conditional text (\ifstudydata, \ifnum on a count) may be skipped for this study's data
-        unconditional = without_branches(text, {"ifstudydata", "ifnum"}, keep_else=False)
+        # conditional text (\ifstudydata, \ifnum on a count, \ifcsname on a key) may be skipped for this
+        # study's data
+        unconditional = without_branches(text, {"ifstudydata", "ifnum", "ifcsname"}, keep_else=False)
         always |= set(re.findall(r"\\res\{([^}]+)\}", unconditional))
     linked = {link.removeprefix("../site/numbers/").removesuffix(".html") for link in links}
     assert always <= linked <= anywhere

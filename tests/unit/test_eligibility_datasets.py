@@ -158,3 +158,20 @@ def test_config_plans_runs_and_variants() -> None:
     assert ("qwen2.5-coder-1.5b", "Q2_K", "reranking", "terse") in runs
     with pytest.raises(ConfigError, match="not a configured embedded model"):
         parse_config(_config(models=["nope"]))
+
+
+def test_a_model_s_variants_can_be_planned_on_fewer_tasks() -> None:
+    cfg = parse_config(
+        _config(
+            requantise=["Q2_K"],
+            requantise_models=["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
+            requantise_tasks={"qwen2.5-coder-1.5b": ["tool_selection"]},
+            prompts=["terse"],
+        )
+    )
+    variants = [r for r in cfg.eligibility_runs() if r[1] == "Q2_K"]
+    assert [r[2] for r in variants if r[0] == "qwen2.5-coder-1.5b"] == ["tool_selection"]
+    assert len([r for r in variants if r[0] == "qwen2.5-coder-0.5b"]) == 4
+    assert len([r for r in cfg.eligibility_runs() if r[1] == "shipped" and r[0] == "qwen2.5-coder-1.5b"]) == 4
+    with pytest.raises(ConfigError, match="requantise_tasks"):
+        parse_config(_config(requantise=["Q2_K"], requantise_tasks={"nope": ["reranking"]}))
