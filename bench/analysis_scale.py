@@ -12,14 +12,15 @@ null-control reruns, the ReAct scaffold, a smaller context window, and the proto
 with the next repeat index until there are N records. The models are written into a copy of config.yaml.
 
 Each step runs as the Snakemake rules run it (``slmbench tidy`` and ``slmbench replay`` with the shard cache
-and one worker per core, ``slmbench analyze <topic>`` with the options ``code/rules/common.smk`` derives from
-``TOPIC_INPUTS``), in its own process, and is measured by its wall time and its peak memory (the larger of the
+and one worker per core; the topics of the trials table in one ``slmbench analyze-trials`` process with one
+worker per core, any other topic by ``slmbench analyze <topic>``, with the options ``code/rules/common.smk``
+derives from ``TOPIC_INPUTS``), in its own process, and is measured by its wall time and its peak memory (the larger of the
 largest single process and the sampled sum over the process and its workers). Tidy and replay run twice: from
 nothing (every shard judged: a first build, or any edit of the package) and after one shard changed (its
 modification time moved on; the other shards' tables are read back: a new run's shard landing). The topics
-run twice: each alone, one after the other (what each costs), and together as ``snakemake --cores N`` runs
-independent rules on this machine's N cores, N at a time (the wall time, and the peak of the memory of all
-processes running at once). Prints, per N: both tidy and replay costs, the topics' seconds alone (the sum)
+run twice: each alone by ``slmbench analyze <topic>``, one after the other (what each costs), and together as
+the rules run them (``analyze-trials`` on this machine's N cores, then any other topic: the wall time, and the
+peak of the memory of the process with its workers). Prints, per N: both tidy and replay costs, the topics' seconds alone (the sum)
 with the largest peak and together with their joint peak, the total after one shard changed and from
 nothing (with the topics together), then the slope of log time against log N between sizes (1.0 = linear) and
 each topic's seconds.
@@ -47,10 +48,10 @@ from typing import Any, TextIO
 
 import psutil
 import yaml
-from _proc import Cost, run_module, run_modules
+from _proc import Cost, run_module
 
 from slmbench import SCHEMA_VERSION
-from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
+from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS, TRIAL_TOPICS
 from slmbench.backends.scripted_backend import ScriptedBackend
 from slmbench.harness import records as rec
 from slmbench.harness.loop import LoopSettings, run_trial
@@ -387,38 +388,56 @@ def setup_inputs(root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]],
         )  # fmt: skip
 
 
-def topic_args(topic: str, study: dict[str, Any]) -> list[str]:
-    """``slmbench analyze TOPIC ...`` as the analyze rule writes it (inputs in TOPIC_INPUTS order)."""
+def _analysis_options(study: dict[str, Any]) -> list[str]:
+    """``--bootstrap-seed --n-boot --alpha`` from the study's config, as the rules pass them."""
     config = yaml.safe_load(study["config"].read_text())
-    paths = {
-        "trials": ["data/processed/trials.parquet"],
-        "events": ["data/processed/events.parquet"],
-        "summary": ["data/processed/external_summary.parquet"],
-        "replay": ["data/processed/replay_strict.parquet"],
-        "control": ["data/processed/control.json"],
-        "baselines": ["data/processed/eligibility_baselines.json"],
-        "record": [],
-        "second_pass": [],
-    }
+    return [
+        "--bootstrap-seed", str(config.get("bootstrap_seed", DEFAULT_BOOTSTRAP_SEED)),
+        "--n-boot", str(config.get("bootstrap_resamples", 1000)),
+        "--alpha", str(config.get("alpha", 0.05)),
+    ]  # fmt: skip
+
+
+def trial_topics_args(topics: list[str], study: dict[str, Any]) -> list[str]:
+    """``slmbench analyze-trials ...`` as rule analyze_trials writes it, for the trial topics among ``topics``."""
+    names = [t for t in topics if t in TRIAL_TOPICS]
+    args = ["analyze-trials", *names]
+    for name in ("trials", "events", "summary", "replay", "control"):
+        if any(name in TOPIC_INPUTS[t] for t in names):
+            args += [f"--{name}", INPUT_PATHS[name][0]]
+    return [
+        *args,
+        "--out-dir",
+        "data/processed",
+        "--jobs",
+        str(os.cpu_count() or 1),
+        *_analysis_options(study),
+    ]
+
+
+INPUT_PATHS = {
+    "trials": ["data/processed/trials.parquet"],
+    "events": ["data/processed/events.parquet"],
+    "summary": ["data/processed/external_summary.parquet"],
+    "replay": ["data/processed/replay_strict.parquet"],
+    "control": ["data/processed/control.json"],
+    "baselines": ["data/processed/eligibility_baselines.json"],
+    "record": [],
+    "second_pass": [],
+}
+"""Each topic input's files under the study root, as the rules name them."""
+
+
+def topic_args(topic: str, study: dict[str, Any]) -> list[str]:
+    """``slmbench analyze TOPIC ...`` (each topic alone; inputs in TOPIC_INPUTS order)."""
+    paths = INPUT_PATHS
     args = ["analyze", topic]
     for name in TOPIC_INPUTS[topic]:
         for path in paths[name]:
             args += [f"--{name.replace('_', '-')}", path]
     if topic == "eligibility":
         args += ["--margin", "0.05"]
-    args += [
-        "--out",
-        f"data/processed/{topic}.json",
-        "--bootstrap-seed",
-        str(config.get("bootstrap_seed", DEFAULT_BOOTSTRAP_SEED)),
-    ]
-    args += [
-        "--n-boot",
-        str(config.get("bootstrap_resamples", 1000)),
-        "--alpha",
-        str(config.get("alpha", 0.05)),
-    ]
-    return args
+    return [*args, "--out", f"data/processed/{topic}.json", *_analysis_options(study)]
 
 
 @dataclass
@@ -513,8 +532,7 @@ def run_size(
     os.utime(changed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     tidy, replay = tidy_and_replay(study, root, logs, "warm")
     costs = {t: measure(topic_args(t, study), root, logs / f"analyze_{t}.log") for t in topics}
-    jobs = [(topic_args(t, study), logs / f"analyze_{t}_together.log") for t in topics]
-    together = run_modules("slmbench", jobs, root, code=ROOT / "code", workers=os.cpu_count() or 1)
+    together = topics_as_rules_run_them(topics, study, root, logs)
     return Row(
         n,
         study["models"],
@@ -527,6 +545,20 @@ def run_size(
         costs,
         together,
     )
+
+
+def topics_as_rules_run_them(topics: list[str], study: dict[str, Any], root: Path, logs: Path) -> Cost:
+    """The topics as the rules run them: the trial topics in one ``analyze-trials`` process (which takes every
+    core), then each other topic alone; their seconds add up, the peak is the largest."""
+    parts: list[Cost] = []
+    if any(t in TRIAL_TOPICS for t in topics):
+        parts.append(measure(trial_topics_args(topics, study), root, logs / "analyze_trials_together.log"))
+    parts += [
+        measure(topic_args(t, study), root, logs / f"analyze_{t}_together.log")
+        for t in topics
+        if t not in TRIAL_TOPICS
+    ]
+    return Cost(sum(c.seconds for c in parts), max(c.peak_mb for c in parts), parts[0].log)
 
 
 def slope(a: tuple[int, float], b: tuple[int, float]) -> float:
@@ -545,9 +577,9 @@ def report(rows: list[Row], topics: list[str], startup: Cost) -> None:
           "peak memory; near-linear growth (slope about 1.0)")  # fmt: skip
     print(
         "cold: every shard tidied and replayed from nothing; warm: one shard changed, the others' tables kept;\n"
-        "topics: each alone, one after the other (their sum, the largest peak); together: as "
-        f"`snakemake --cores {os.cpu_count()}` runs them, {os.cpu_count()} at a time (the wall time, the peak of "
-        "all running at once); the totals count the topics together"
+        "topics: each alone, one after the other (their sum, the largest peak); together: as the rules run "
+        f"them (`slmbench analyze-trials --jobs {os.cpu_count()}`, then any other topic: the wall time, the peak "
+        "of a process with its workers); the totals count the topics together"
     )
     head = f"{'N':>9} {'shards':>6} {'raw MB':>7} | {'cold tidy s':>11} {'replay s':>8} | {'tidy s':>6} {'MB':>5} "
     print(

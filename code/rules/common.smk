@@ -4,7 +4,7 @@ import re
 import sys
 from pathlib import Path
 
-from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS
+from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS, TRIAL_TOPICS
 from slmbench.config import parse_config
 from slmbench.eligibility.layout import BASELINES, RAW_DIR, config_id, run_path, variant_path
 from slmbench.figures.registry import FIGURE_TOPICS, FIGURES
@@ -211,28 +211,39 @@ TOPIC_OPTIONS = {"eligibility": f"--margin {ELIG_MARGIN} --planned-runs {len(ELI
 """Topic parameters from the study configuration, beyond the bootstrap seed, resamples and alpha."""
 
 
-def topic_inputs(wildcards):
-    """The files a topic reads (``slmbench.analysis.topics.TOPIC_INPUTS``), by CLI option name, and its module
-    (so that editing a topic reruns it and what depends on it)."""
+def _topic_files(wildcards, topics):
+    """The files the topics read (``slmbench.analysis.topics.TOPIC_INPUTS``) by CLI option name, and their
+    modules (so that editing a topic reruns it and what depends on it)."""
+    names = [n for n in ANALYSIS_INPUTS if any(n in TOPIC_INPUTS[t] for t in topics)]
     return {
-        "module": f"code/slmbench/analysis/topics/{wildcards.topic}.py",
+        "module": [f"code/slmbench/analysis/topics/{t}.py" for t in topics],
         "shared": ANALYSIS_CODE,
         **{
             name: value(wildcards) if callable(value) else value
-            for name, value in ((n, ANALYSIS_INPUTS[n]) for n in TOPIC_INPUTS[wildcards.topic])
+            for name, value in ((n, ANALYSIS_INPUTS[n]) for n in names)
         },
     }
 
 
+def topic_inputs(wildcards):
+    """The files one topic reads (a topic that does not read the trials table: rule ``analyze``)."""
+    return _topic_files(wildcards, [wildcards.topic])
+
+
+def trial_topic_inputs(wildcards):
+    """The files the topics of the trials table read together (rule ``analyze_trials``)."""
+    return _topic_files(wildcards, TRIAL_TOPICS)
+
+
 def topic_options(wildcards, input):
-    """``--trials ... --events ...``: one option per input file of the topic, then its configured options."""
+    """``--trials ... --events ...``: one option per input file, then the topic's configured options."""
     options = [
         f"--{name.replace('_', '-')} {path}"
         for name, value in input.items()
         if name not in ("module", "shared")
         for path in ([value] if isinstance(value, str) else value)
     ]
-    return " ".join([*options, TOPIC_OPTIONS.get(wildcards.topic, "")]).strip()
+    return " ".join([*options, TOPIC_OPTIONS.get(getattr(wildcards, "topic", ""), "")]).strip()
 
 
 def table_topic(wildcards):

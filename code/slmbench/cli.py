@@ -17,6 +17,7 @@ _COMMANDS: dict[str, str] = {
     "tidy": "slmbench.tidy:tidy",
     "import-external": "slmbench.importers.cli:import_external",
     "analyze": "slmbench.analysis.cli:analyze",
+    "analyze-trials": "slmbench.analysis.cli:analyze_trials",
     "macros": "slmbench.analysis.cli:macros",
     "numbers": "slmbench.analysis.cli:numbers",
     "audit": "slmbench.analysis.cli:audit",

@@ -284,3 +284,56 @@ def test_a_topic_reading_fewer_columns_computes_what_it_computes_from_all(topic:
         topic, get_topic(topic)(everything, None, with_defaults(PARAMS)), PARAMS, everything
     )
     assert read["numbers"] == whole["numbers"] and read["tables"] == whole["tables"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_trial_topics_in_one_process_write_what_each_writes_alone(jobs: int, tmp_path) -> None:
+    """``slmbench analyze-trials`` reads the tables once and computes the topics in forked workers: every
+    document equals the one ``slmbench analyze <topic>`` writes from the same inputs."""
+    from slmbench.analysis.batch import run_topics
+    from slmbench.analysis.io import dump_json, run_topic
+    from slmbench.analysis.topics import TRIAL_TOPICS
+
+    table = synthetic().assign(
+        trial_id=lambda d: [f"t{i}" for i in range(len(d))],
+        transcript_sha256=lambda d: [f"h{i % 7}" for i in range(len(d))],
+    )
+    table.to_parquet(tmp_path / "trials.parquet")
+    topics = list(TRIAL_TOPICS)
+    outs = {t: tmp_path / "out" / f"{t}.json" for t in topics}
+    counts = run_topics(
+        topics, tmp_path / "trials.parquet", None, None, {t: PARAMS for t in topics}, outs, jobs
+    )
+    for topic in topics:
+        alone = run_topic(topic, tmp_path / "trials.parquet", None, PARAMS, None)
+        assert outs[topic].read_text() == dump_json(alone, compact=True), topic
+        assert counts[topic] == len(alone["numbers"])
+    with pytest.raises(ValueError, match="not topics of the trials table"):
+        run_topics(["eligibility"], tmp_path / "trials.parquet", None, None, {}, {}, 1)
+
+
+def test_analyze_trials_gives_each_topic_the_inputs_analyze_gives_it(tmp_path) -> None:
+    """The command passes the control file to capability only (its recorded parameters say so), as the
+    per-topic command does when only capability is given it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from slmbench.cli import main
+
+    synthetic().assign(trial_id=lambda d: [f"t{i}" for i in range(len(d))]).to_parquet(tmp_path / "t.parquet")
+    (tmp_path / "control.json").write_text(json.dumps({"rows": []}))
+    common = ["--trials", str(tmp_path / "t.parquet"), "--n-boot", "30", "--bootstrap-seed", "1"]
+    both = CliRunner().invoke(
+        main, ["analyze-trials", "capability", "failures", *common, "--control", str(tmp_path / "control.json"),
+               "--out-dir", str(tmp_path / "batch")],
+    )  # fmt: skip
+    assert both.exit_code == 0, both.output
+    alone = CliRunner().invoke(
+        main, ["analyze", "capability", *common, "--control", str(tmp_path / "control.json"),
+               "--out", str(tmp_path / "capability.json")],
+    )  # fmt: skip
+    assert alone.exit_code == 0, alone.output
+    batch = json.loads((tmp_path / "batch" / "capability.json").read_text())
+    assert batch == json.loads((tmp_path / "capability.json").read_text())
+    assert "control" not in json.loads((tmp_path / "batch" / "failures.json").read_text())["params"]

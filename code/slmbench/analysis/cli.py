@@ -16,7 +16,7 @@ import pandas as pd
 from slmbench.analysis.io import dump_json, run_topic, write_atomic
 from slmbench.analysis.numbers import parse_tex, render_tex
 from slmbench.analysis.selection import count_mismatches, ignored, select_trials
-from slmbench.analysis.topics import TOPICS
+from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS, TRIAL_TOPICS
 
 logger = logging.getLogger(__name__)
 _PATH = click.Path(path_type=Path)
@@ -108,6 +108,52 @@ def analyze(
     doc = run_topic(topic, trials, events, params, summary)
     write_atomic(out, dump_json(doc, compact=True))
     click.echo(f"{topic}: {len(doc['numbers'])} numbers -> {out}")
+
+
+@click.command("analyze-trials")
+@click.argument("topic_names", nargs=-1, type=click.Choice(TRIAL_TOPICS))
+@click.option("--trials", type=_EXISTING, required=True, help="trials.parquet")
+@click.option("--events", type=_EXISTING, default=None, help="events.parquet (topics that read it)")
+@click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
+@click.option("--replay", type=_EXISTING, default=None, help="strict-mode replay JSON (topic boundary)")
+@click.option("--control", type=_EXISTING, default=None, help="positive-control JSON (topic capability)")
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="topics at once")
+@click.option("--bootstrap-seed", type=int, default=None, help="seed of every bootstrap resampling")
+@click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
+@click.option("--alpha", type=float, default=None, help="one minus the confidence level")
+def analyze_trials(
+    topic_names: tuple[str, ...],
+    trials: Path,
+    events: Path | None,
+    summary: Path | None,
+    replay: Path | None,
+    control: Path | None,
+    out_dir: Path,
+    jobs: int,
+    bootstrap_seed: int | None,
+    n_boot: int | None,
+    alpha: float | None,
+) -> None:
+    """Compute the topics of the trials table (TOPIC_NAMES, default: all of them) into OUT_DIR/<topic>.json,
+    reading the tables once: each document equals ``slmbench analyze <topic>``'s with the same inputs."""
+    from slmbench.analysis.batch import run_topics
+
+    names = list(topic_names or TRIAL_TOPICS)
+    files = {"replay": replay, "control": control}
+    params = {
+        name: {
+            "bootstrap_seed": bootstrap_seed,
+            "n_boot": n_boot,
+            "alpha": alpha,
+            **{key: str(path) for key, path in files.items() if path and key in TOPIC_INPUTS[name]},
+        }
+        for name in names
+    }
+    outs = {name: out_dir / f"{name}.json" for name in names}
+    counts = run_topics(names, trials, events, summary, params, outs, jobs)
+    for name in names:
+        click.echo(f"{name}: {counts[name]} numbers -> {outs[name]}")
 
 
 def _collect(topic_files: tuple[Path, ...]) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -96,6 +96,17 @@ def run_topic(
     trials = read_trials(trials_path, large_text_read(topic)) if trials_path is not None else pd.DataFrame()
     columns = event_columns(topic)
     events = pd.read_parquet(events_path, columns=columns) if events_path is not None else None
+    return compute_document(topic, trials, events, params, summary_path)
+
+
+def compute_document(
+    topic: str,
+    trials: pd.DataFrame,
+    events: pd.DataFrame | None,
+    params: dict[str, Any],
+    summary_path: Path | None,
+) -> dict[str, Any]:
+    """The JSON document of one topic computed from tables already read (the columns it reads)."""
     full = with_defaults(params)
     recorded = dict(full)
     if summary_path is not None:

@@ -43,6 +43,8 @@ TOPIC_INPUTS: dict[str, tuple[str, ...]] = {
 }
 """What each topic reads (the ``slmbench analyze`` options); the analysis rule is generated from this."""
 assert set(TOPIC_INPUTS) == set(TOPICS)
+TRIAL_TOPICS: tuple[str, ...] = tuple(t for t in TOPICS if "trials" in TOPIC_INPUTS[t])
+"""The topics that read the trials table: one process computes them together (``slmbench analyze-trials``)."""
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "alpha": 0.05,
