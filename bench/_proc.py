@@ -29,8 +29,9 @@ class Cost:
 
 def _tree_memory_mb(pid: int) -> float:
     """Memory of a process and all its descendants together (MB); 0 once it is gone. Each process counts its
-    proportional set size where the system reports it (Linux): pages that forked workers share with their
-    parent count once, where a sum of resident sizes would count them in every process."""
+    proportional set size where Linux reports it (``/proc/<pid>/smaps_rollup``, which the kernel sums cheaply):
+    pages that forked workers share with their parent count once, where a sum of resident sizes would count
+    them in every process. Elsewhere the resident size."""
     try:
         root = psutil.Process(pid)
         procs = [root, *root.children(recursive=True)]
@@ -39,11 +40,22 @@ def _tree_memory_mb(pid: int) -> float:
     total = 0
     for proc in procs:
         try:
-            info = proc.memory_full_info()
-            total += getattr(info, "pss", info.rss)
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            total += _proportional_bytes(proc.pid) or proc.memory_info().rss
+        except psutil.NoSuchProcess:
             pass
     return total / 2**20
+
+
+def _proportional_bytes(pid: int) -> int | None:
+    """The process's proportional set size in bytes, or None where the system does not report it."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
 
 
 def _env(code: Path) -> dict[str, str]:
@@ -59,7 +71,7 @@ def _failed(module: str, args: list[str], cwd: Path, log: Path, status: int) -> 
 def run_module(module: str, args: list[str], cwd: Path, log: Path, *, code: Path) -> Cost:
     """Run ``python -m MODULE ARGS`` in ``cwd`` with ``code`` first on PYTHONPATH (stdout and stderr to
     ``log``); its wall time and peak memory: the larger of the largest single process (``wait4``) and the
-    memory of the process with its worker processes together (``_tree_memory_mb``), sampled every 200 ms. Exits with the
+    memory of the process with its worker processes together (``_tree_memory_mb``), sampled every 0.5 s (reading a large process's proportional size costs CPU that the measured step would miss). Exits with the
     log's tail when it fails."""
     with log.open("w") as out:
         start = time.perf_counter()
@@ -70,7 +82,7 @@ def run_module(module: str, args: list[str], cwd: Path, log: Path, *, code: Path
         done = threading.Event()
 
         def sample() -> None:
-            while not done.wait(0.2):
+            while not done.wait(0.5):
                 tree_peak[0] = max(tree_peak[0], _tree_memory_mb(proc.pid))
 
         sampler = threading.Thread(target=sample, daemon=True)
