@@ -138,6 +138,14 @@ def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
+def cross_cpu(pairs: pd.DataFrame) -> pd.Series:
+    """Per pair, whether its two trials ran on different kinds of CPU (False where either is unknown)."""
+    if "cpu_p" not in pairs or "cpu_o" not in pairs:
+        return pd.Series(False, index=pairs.index)
+    p, o = pairs["cpu_p"].astype(object), pairs["cpu_o"].astype(object)
+    return p.notna() & o.notna() & (p != o)
+
+
 def _one_per_key(both: pd.DataFrame) -> pd.DataFrame:
     """One candidate pair per key: two trials on one kind of CPU first, then original runs before reruns."""
     if both.empty or not both.duplicated(PAIR_KEY).any():
@@ -145,7 +153,7 @@ def _one_per_key(both: pd.DataFrame) -> pd.DataFrame:
     rank = pd.DataFrame(index=both.index)
     if "cpu_p" in both:
         p, o = both["cpu_p"].astype(object), both["cpu_o"].astype(object)
-        rank["cross_cpu"] = ~(p.notna() & (p == o))
+        rank["cross_cpu"] = ~(p.notna() & (p == o))  # an unknown CPU ranks with the crossing pairs
     for side in ("_p", "_o"):
         if f"rerun{side}" in both:
             rank[f"rerun{side}"] = both[f"rerun{side}"].notna()

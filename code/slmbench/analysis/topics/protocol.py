@@ -24,7 +24,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import TopicResult
-from slmbench.analysis.paired import Sides, block, cells
+from slmbench.analysis.paired import Sides, block, cells, cross_cpu
 from slmbench.analysis.selection import exclude, selection_for
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
@@ -132,14 +132,6 @@ def sides_of(trials: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame) -> S
     return Sides(trials, condition(base), condition(other))
 
 
-def _cross_cpu(pairs: pd.DataFrame) -> int:
-    """Pairs whose two trials ran on different kinds of CPU (both known)."""
-    if "cpu_p" not in pairs or "cpu_o" not in pairs:
-        return 0
-    p, o = pairs["cpu_p"].astype(object), pairs["cpu_o"].astype(object)
-    return int((p.notna() & o.notna() & (p != o)).sum())
-
-
 def _changed_class(pairs: pd.DataFrame) -> int:
     both_failed = ~pairs["p_pass"] & ~pairs["o_pass"]
     return int((both_failed & (pairs["failure_class_p"] != pairs["failure_class_o"])).sum())
@@ -206,13 +198,15 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             **prov,
             "description": f"paired trials whose two sides ran on different kinds of CPU, {name}",
         }
-        res.numbers.append(nb.count(f"{prefix}.n.cross-cpu", _cross_cpu(pairs), cprov))
-        if not key.startswith(f"{RERUN_KEY}-"):  # a rerun crosses machines by design
-            crossing[name] = (_cross_cpu(pairs), len(pairs))
+        n_cross = int(cross_cpu(pairs).sum())
+        res.numbers.append(nb.count(f"{prefix}.n.cross-cpu", n_cross, cprov))
+        is_rerun = key.startswith(f"{RERUN_KEY}-")
+        if not is_rerun:  # a rerun crosses machines by design
+            crossing[name] = (n_cross, len(pairs))
         condition, reference = name.split(" vs ")
         phrase = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], reference, condition)
         res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
-        if not key.startswith(f"{RERUN_KEY}-"):
+        if not is_rerun:
             summary.append(f"{condition}: {phrase}")
         table.append(
             {"comparison": name, "key": key, "model": "pooled", **row, "class_changed": _changed_class(pairs)}
