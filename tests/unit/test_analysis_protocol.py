@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from slmbench.analysis.selection import select_trials
 from slmbench.analysis.topics import get_topic
 from slmbench.vocab import STUDY_ID
 
@@ -186,3 +187,46 @@ def test_a_side_with_two_trials_of_one_key_on_one_cpu_is_an_error() -> None:
     legacy = df[df["protocol"] == "legacy"]
     with pytest.raises(ValueError, match="two trials of one key"):
         paired(legacy, pd.concat([full[full["repeat"] == 0]] * 2))
+
+
+def test_each_swept_temperature_is_compared_with_the_lowest_on_shared_tasks(numbers: dict[str, Any]) -> None:
+    """Six tasks are too few to resample (the interval is not given), but the difference is."""
+    assert numbers["proto.rep.qa.t07.diff"] == pytest.approx(2 / 6 - 4 / 6)
+    assert numbers["proto.rep.qa.t07.diff.n-tasks"] == 6
+    assert numbers["proto.rep.qb.t07.diff"] == 0
+    assert numbers["proto.rep.qa.t07.diff.lo"] == "n/a"
+    assert numbers["proto.phrase.sweep-diff"].startswith(
+        "no difference from T = 0 could be given an interval"
+    )
+    assert numbers["proto.phrase.sweep-cpu"] == "every temperature ran on an unrecorded CPU"
+
+
+def test_a_sweep_that_moves_accuracy_is_named_and_the_machines_of_each_temperature_are_said() -> None:
+    """Ten tasks, three repeats each: at T=0 tasks 1-5 pass every time, at T=0.7 every task does; the T=0
+    runs ran on one kind of CPU and the sweep on another."""
+    tasks = [f"T{i}" for i in range(1, 11)]
+    rows = []
+    for temp, cpu in ((0.0, "Intel"), (0.7, "AMD")):
+        for repeat in range(3):
+            for i, task in enumerate(tasks):
+                row = _row("qa", "T1", "full", 256, temp, repeat)
+                passed = temp > 0 or i < 5
+                row.update(
+                    trial_id=f"qa/{task}/{temp}/r{repeat}", task_id=task, passed=passed, cpu=cpu,
+                    outcome="success" if passed else "failure", failure_class=None if passed else "capability",
+                )  # fmt: skip
+                rows.append(row)
+    table = pd.DataFrame(rows)
+    res = get_topic("protocol")(table, None, {"bootstrap_seed": 1, "n_boot": 200})
+    got = {n.key: n for n in res.numbers}
+    assert got["proto.rep.qa.t07.diff"].value == pytest.approx(0.5)
+    assert 0 < got["proto.rep.qa.t07.diff.lo"].value < 0.5 < got["proto.rep.qa.t07.diff.hi"].value <= 1
+    assert got["proto.phrase.sweep-diff"].value.startswith(
+        "accuracy moved from T = 0 beyond the 95 % interval (tasks resampled) for qa at T = 0.7: +50.0 points"
+    )
+    assert got["proto.phrase.sweep-cpu"].value == (
+        "the runs at T = 0 ran on Intel and those at T = 0.7 on AMD, so a difference between temperatures is "
+        "also one between machines"
+    )
+    selected = select_trials(table, got["proto.rep.qa.t07.diff"].provenance["selection"])
+    assert len(selected) == 60

@@ -191,3 +191,21 @@ def test_isin_agrees_with_pandas_on_arrow_text(
 def test_isin_leaves_other_columns_to_pandas() -> None:
     numbers = pd.Series([1.0, math.nan, 2.0])
     assert isin(numbers, [2.0]).tolist() == [False, False, True]
+
+
+def test_a_column_of_the_tables_own_rows_is_found_by_its_labels_with_the_same_positions() -> None:
+    """``positions_of`` takes a column of the table's own rows by its index labels (checked against the ids);
+    a series whose labels name other rows, or a table not labelled by position, falls back to the ids."""
+    from slmbench.analysis.selection import _index, positions_of
+
+    t = _table()
+    part = t[t["model"] == "b"]["trial_id"]
+    assert _index(t).by_label(part) is not None
+    assert positions_of(t, part).tolist() == [3, 4, 5] == positions_of(t, part.tolist()).tolist()
+    relabelled = part.reset_index(drop=True)  # labels 0..2 name rows of other trials
+    assert _index(t).by_label(relabelled) is None
+    assert positions_of(t, relabelled).tolist() == [3, 4, 5]
+    shifted = t.set_axis(range(10, 16))
+    assert _index(shifted).by_label(shifted["trial_id"].iloc[:2]) is None
+    assert positions_of(shifted, shifted["trial_id"].iloc[:2]).tolist() == [0, 1]
+    assert selection_for(t, part) == selection_for(t, part.tolist())

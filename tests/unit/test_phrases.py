@@ -106,6 +106,43 @@ def test_sweep_phrase_names_each_model_and_its_temperatures():
     assert text == "mistral:7b at 0.3 and 0.7; qwen2.5:7b at 0, 0.3, 0.7 and 1"
 
 
+def test_sweep_diff_phrase_names_only_the_differences_whose_interval_leaves_zero():
+    assert ph.sweep_diff_phrase([], 0.0, 0.95) == "no model was run at more than one temperature"
+    nan = float("nan")
+    assert ph.sweep_diff_phrase([("m", 0.3, 0.1, nan, nan)], 0.0, 0.95).startswith(
+        "no difference from T = 0 could be given an interval"
+    )
+    within = [("a", 0.3, 2 / 93, 0.0, 5 / 93), ("a", 1.0, -1 / 93, -6 / 93, 4 / 93)]
+    assert ph.sweep_diff_phrase(within, 0.0, 0.95) == (
+        "no temperature moved a model's accuracy beyond the 95 % interval of its difference from T = 0 "
+        "(tasks resampled; the differences range from -1.1 to +2.2 points)"
+    )
+    assert ph.sweep_diff_phrase([("a", 0.7, 0.0, 0.0, 0.0)], 0.0, 0.9).endswith(
+        "the differences range 0.0 points)"
+    )
+    moved = [("b", 0.7, 0.1, 0.02, 0.2), *within]
+    assert ph.sweep_diff_phrase(moved, 0.0, 0.95) == (
+        "accuracy moved from T = 0 beyond the 95 % interval (tasks resampled) for b at T = 0.7: +10.0 points "
+        "(+2.0 to +20.0); the other two differences stay within theirs"
+    )
+    assert ph.sweep_diff_phrase([("b", 1.0, -0.1, -0.2, -0.01)], 0.0, 0.95).endswith("(-20.0 to -1.0)")
+
+
+def test_sweep_cpu_phrase_says_when_temperatures_ran_on_different_machines():
+    assert ph.sweep_cpu_phrase({}) == "no model was run at more than one temperature"
+    assert ph.sweep_cpu_phrase({0.0: ["X"]}) == "no model was run at more than one temperature"
+    assert ph.sweep_cpu_phrase({0.0: ["X"], 0.7: ["X"]}) == "every temperature ran on X"
+    two = ph.sweep_cpu_phrase({0.0: ["Intel"], 0.3: ["AMD"], 1.0: ["AMD"]})
+    assert two == (
+        "the runs at T = 0 ran on Intel and those at T = 0.3 and 1 on AMD, so a difference between temperatures "
+        "is also one between machines"
+    )
+    three = ph.sweep_cpu_phrase({0.0: ["A", "B"], 0.3: [], 1.0: ["C"]})
+    assert three.startswith(
+        "the runs at T = 0 ran on A and B, those at T = 0.3 on an unrecorded CPU and those at T = 1 on C"
+    )
+
+
 def test_determinism_phrase():
     assert ph.determinism_phrase(0, 0, 0) == "no trial was repeated at temperature zero"
     assert ph.determinism_phrase(0, 372, 4) == (

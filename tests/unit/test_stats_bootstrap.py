@@ -90,3 +90,29 @@ def test_finite_mean_skips_undefined_values() -> None:
     assert finite_mean(np.array([0.5, math.nan, 1.0])) == pytest.approx(0.75)
     assert math.isnan(finite_mean(np.array([math.nan])))
     assert math.isnan(finite_mean(np.array([])))
+
+
+def test_a_batched_statistic_gives_the_same_draws_and_values() -> None:
+    """``batched=True`` evaluates every resample at once; interval, kept share and count equal the loop's."""
+    import numpy as np
+    import pandas as pd
+
+    from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+
+    rng = np.random.default_rng(3)
+    per = pd.DataFrame(
+        {"task": [f"t{i}" for i in range(12)], "k": rng.integers(0, 4, 12), "n": np.full(12, 3)}
+    )
+    per.loc[0, "n"] = 0  # a resample may draw only empty clusters: nan there
+
+    def loop(draw):  # noqa: ANN001, ANN202
+        n = draw["n"].sum()
+        return draw["k"].sum() / n if n else float("nan")
+
+    def batch(draw):  # noqa: ANN001, ANN202
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return draw["k"].sum(axis=-1) / draw["n"].sum(axis=-1)
+
+    kwargs = dict(cluster="task", finding=lambda v: v > 0.5, n_resamples=300, seed=11)
+    one, other = cluster_bootstrap(per, loop, **kwargs), cluster_bootstrap(per, batch, batched=True, **kwargs)
+    assert one == other and one.n_valid > 0

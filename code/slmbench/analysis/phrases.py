@@ -181,6 +181,59 @@ def sweep_phrase(swept: dict[str, list[float]]) -> str:
     return "; ".join(parts)
 
 
+def _points(value: float) -> str:
+    """A difference of two rates in percentage points, signed: ``+3.2``, ``-1.1``, ``0.0``."""
+    return "0.0" if round(100 * value, 1) == 0 else f"{100 * value:+.1f}"
+
+
+def sweep_diff_phrase(
+    diffs: list[tuple[str, float, float, float, float]], lowest: float, level: float
+) -> str:
+    """Which temperatures moved a model's accuracy from the lowest one beyond the interval of the difference
+    (``diffs``: model, temperature, difference, its interval's ends; ``level``: the interval's coverage)."""
+    if not diffs:
+        return "no model was run at more than one temperature"
+    shown = f"{100 * level:g} % interval"
+    defined = [d for d in diffs if math.isfinite(d[3]) and math.isfinite(d[4])]
+    moved = [d for d in defined if d[3] > 0 or d[4] < 0]
+    if not defined:
+        return f"no difference from T = {lowest:g} could be given an interval (too few tasks to resample)"
+    if not moved:
+        low, high = min(d[2] for d in defined), max(d[2] for d in defined)
+        spread = f"{_points(low)} points" if low == high else f"from {_points(low)} to {_points(high)} points"
+        return (
+            f"no temperature moved a model's accuracy beyond the {shown} of its difference from T = {lowest:g} "
+            f"(tasks resampled; the differences range {spread})"
+        )
+    named = "; ".join(
+        f"{model} at T = {t:g}: {_points(d)} points ({_points(lo)} to {_points(hi)})"
+        for model, t, d, lo, hi in moved
+    )
+    rest = len(defined) - len(moved)
+    tail = f"; the other {plural(rest, 'difference')} stay within theirs" if rest else ""
+    return f"accuracy moved from T = {lowest:g} beyond the {shown} (tasks resampled) for {named}{tail}"
+
+
+def sweep_cpu_phrase(cpus: dict[float, list[str]]) -> str:
+    """Which kinds of CPU each temperature ran on (temperature -> kinds), and whether comparing temperatures
+    also compares machines."""
+    if len(cpus) < 2:
+        return "no model was run at more than one temperature"
+    groups: dict[tuple[str, ...], list[float]] = {}
+    for temp, names in sorted(cpus.items()):
+        groups.setdefault(tuple(names) or ("an unrecorded CPU",), []).append(temp)
+    if len(groups) == 1:
+        (only,) = groups
+        return f"every temperature ran on {' and '.join(only)}"
+    (first_kinds, first_temps), *others = groups.items()
+    items = [
+        f"the runs at T = {_temps(first_temps)} ran on {' and '.join(first_kinds)}",
+        *(f"those at T = {_temps(temps)} on {' and '.join(kinds)}" for kinds, temps in others),
+    ]
+    listed = ", ".join(items[:-1]) + " and " + items[-1]
+    return f"{listed}, so a difference between temperatures is also one between machines"
+
+
 def determinism_phrase(divergent: int, pairs: int, n_models: int) -> str:
     """Whether repeats of one trial at temperature zero gave the same transcript."""
     if pairs == 0:

@@ -164,8 +164,11 @@ class _Index:
         self._masks: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._bases: dict[str, _Base] = {}
         self._by_code: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._positions = pd.Index(trials["trial_id"].to_numpy(dtype=object))
+        self._ids = trials["trial_id"].to_numpy(dtype=object)  # once: an object Index's to_numpy() copies
+        self._positions = pd.Index(self._ids)
         self._unique = self._positions.is_unique
+        index = trials.index
+        self._labelled_by_position = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
     def _table(self) -> pd.DataFrame:
         table = self.trials()
@@ -176,7 +179,7 @@ class _Index:
     def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
         """The column's codes and, per code, its value (``_plain`` gives it as JSON writes it)."""
         if column not in self._codes and column == "trial_id" and self._unique:
-            self._codes[column] = (np.arange(self.n), self._positions.to_numpy())  # already one per row
+            self._codes[column] = (np.arange(self.n), self._ids)  # already one per row
         if column not in self._codes:
             codes, uniques = pd.factorize(self._table()[column], use_na_sentinel=True)
             self._codes[column] = (np.asarray(codes), np.asarray(uniques, dtype=object))
@@ -197,6 +200,19 @@ class _Index:
         if self._positions[hit].nunique() < len(ids):
             raise ValueError(f"trials not in the table: {sorted(ids.difference(self._positions))[:3]}")
         return hit
+
+    def by_label(self, ids: pd.Series) -> np.ndarray | None:
+        """Sorted distinct positions of ``ids`` taken from their index labels, where the table is labelled by
+        position and every label names a row holding that id (a column of the table's own rows: no lookup of
+        the ids); else None."""
+        if not (self._unique and self._labelled_by_position) or not pd.api.types.is_integer_dtype(ids.index):
+            return None
+        labels = ids.index.to_numpy()
+        if len(labels) and (labels.min() < 0 or labels.max() >= self.n):
+            return None
+        if not (self._ids[labels] == ids.to_numpy(dtype=object)).all():
+            return None
+        return np.unique(labels)
 
     def aligned(self, ids: np.ndarray) -> np.ndarray | None:
         """The position of each id, in order (None when ids are not unique in the table).
@@ -325,6 +341,8 @@ def positions_of(trials: pd.DataFrame, trial_ids: Iterable[str]) -> np.ndarray:
     Raises:
         ValueError: A trial id is not in the table.
     """
+    if isinstance(trial_ids, pd.Series) and (found := _index(trials).by_label(trial_ids)) is not None:
+        return found  # a column of the table's own rows
     ids = pd.Index(trial_ids if isinstance(trial_ids, pd.Series | pd.Index) else list(trial_ids)).unique()
     return _index(trials).positions(ids) if len(ids) else np.zeros(0, dtype=np.intp)
 

@@ -48,13 +48,14 @@ def finite_mean(values: np.ndarray) -> float:
 
 def cluster_bootstrap(
     per_cluster: pd.DataFrame,
-    statistic: Callable[[Draw], float],
+    statistic: Callable[[Draw], float] | Callable[[Draw], np.ndarray],
     cluster: str = "model",
     finding: Callable[[float], bool] | None = None,
     n_resamples: int = 2000,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
     alpha: float = ALPHA,
     min_clusters: int = MIN_CLUSTERS,
+    batched: bool = False,
 ) -> BootstrapResult:
     """Resample clusters with replacement and recompute ``statistic`` on the drawn clusters.
 
@@ -72,6 +73,9 @@ def cluster_bootstrap(
         seed: Seed of the generator (results are bit-reproducible for a given seed).
         alpha: One minus the coverage of the percentile interval.
         min_clusters: Below this many clusters nothing is resampled (interval and ``kept`` are nan).
+        batched: ``statistic`` also takes every resample at once (each column an array of resamples x
+            clusters; one value per resample back): the same draws and values, without a Python call per
+            resample.
 
     Raises:
         ValueError: A cluster has more than one row.
@@ -85,12 +89,12 @@ def cluster_bootstrap(
     if n < max(1, min_clusters):
         return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, n)
     rng = np.random.default_rng(seed)
-    values: list[float] = []
-    for _ in range(n_resamples):
-        picks = rng.integers(0, n, size=n)
-        value = float(statistic({c: v[picks] for c, v in columns.items()}))
-        if math.isfinite(value):
-            values.append(value)
+    picks = [rng.integers(0, n, size=n) for _ in range(n_resamples)]  # the same draws either way
+    if batched and picks:
+        drawn = np.asarray(statistic({c: v[np.stack(picks)] for c, v in columns.items()}), dtype=float)
+    else:
+        drawn = np.array([float(statistic({c: v[p] for c, v in columns.items()})) for p in picks])
+    values = [float(v) for v in drawn if math.isfinite(v)]
     if not values:
         return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, n)
     arr = np.asarray(values)

@@ -9,7 +9,8 @@ have more:
 For each: accuracy per side with Wilson intervals, exact McNemar per model and pooled, how many trials change
 outcome and how many failures change class. Then, under ``full``: how many passes came only through the closing
 turn (reported apart), pass@k and pass^k over the repeats, the transcript-level divergence of T=0 repeats,
-the temperature sweep, and the smallest accuracy difference the design can detect.
+the temperature sweep (each temperature against the lowest, tasks resampled, and the CPUs each ran on), and
+the smallest accuracy difference the design can detect.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 from collections.abc import Hashable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
@@ -26,11 +28,12 @@ from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import Sides, block, cells, cross_cpu
 from slmbench.analysis.selection import exclude, selection_for
+from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics import with_defaults
-from slmbench.analysis.topics.common import PKG, floor_block, model_info, pairs_within, scored
+from slmbench.analysis.topics.common import PKG, _est, floor_block, model_info, pairs_within, scored
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 LARGE_TEXT_READ = ("transcript_sha256", "first_request_sha256", "first_reply_sha256")
@@ -39,6 +42,7 @@ FULL = "full"
 RERUN_KEY = "rerun"
 """Comparison keys ``rerun-<label>``: a rerun of the full protocol against its original run."""
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
+_BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
 
 
 def condition_rows(
@@ -110,6 +114,9 @@ def _capability(trials: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
                 keep &= (trials[column] == value).to_numpy(dtype=bool)
             read = [c for c in _READ if c in trials]
             ours = trials.loc[keep, read]  # one copy of the rows it reads (each row filter copies them)
+            for column in LARGE_TEXT_READ:  # compared for equality only: as codes, a filter copies numbers
+                if column in ours:
+                    ours[column] = _codes(ours[column])
             facts = {
                 "n_ctx": ours["n_ctx"].max(),
                 "max_turns": trials["max_turns"].dropna().mode(),
@@ -118,6 +125,13 @@ def _capability(trials: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
             }
         memo["capability"] = (ours, facts)
     return memo["capability"]  # type: ignore[no-any-return]
+
+
+def _codes(text: pd.Series) -> pd.Series:
+    """Equal values as equal numbers, a missing value as NaN (grouping and equality give what the text
+    gives)."""
+    codes, _ = pd.factorize(text, use_na_sentinel=True)
+    return pd.Series(np.where(codes < 0, np.nan, codes), index=text.index)
 
 
 def sides_of(trials: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame) -> Sides:
@@ -166,7 +180,7 @@ def _comparison_rows(trials: pd.DataFrame, protocols: list[str], limits: dict[st
 def _limit_values(trials: pd.DataFrame) -> dict[str, list[int]]:
     out = {}
     for column in ("max_turns", "max_tokens"):
-        values = sorted(set(trials[column].dropna().astype(int)))
+        values = sorted({int(v) for v in trials[column].dropna().unique()})
         usual = int(trials[column].dropna().mode().iloc[0]) if values else None
         out[column] = [v for v in values if v != usual]
     return out
@@ -409,6 +423,73 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     )
 
 
+def sweep(res: TopicResult, trials: pd.DataFrame, alpha: float, seed: int, n_boot: int) -> None:
+    """Per model run at more than one temperature under full: each temperature's accuracy over its repeats minus
+    the lowest temperature's, on the tasks run at both, with a percentile interval from resampling tasks (a
+    task's repeats are not independent draws); and the kinds of CPU each temperature ran on."""
+    ours = scored(condition_rows(trials, FULL, all_temperatures=True))
+    lowest = float(trials["temperature"].min())
+    swept = ours.groupby("model", observed=True)["temperature"].nunique()
+    ours = ours[ours["model"].isin(swept[swept > 1].index)]
+    found: list[tuple[str, float, float, float, float]] = []
+    scope = {"study": STUDY_ID, "suite": "capability", "protocol": FULL}
+    at_lowest = ours["temperature"] == lowest
+    lows: dict[Any, pd.DataFrame] = dict(list(ours[at_lowest].groupby("model", observed=True)))
+    for (model, temp_value), part in ours[~at_lowest].groupby(["model", "temperature"], observed=True):
+        temp = float(temp_value)  # type: ignore[arg-type]
+        base = lows.get(model, ours.iloc[:0])
+        shared = sorted(set(part["task_id"]) & set(base["task_id"]))
+        at_t, at_low = part[part["task_id"].isin(shared)], base[base["task_id"].isin(shared)]
+        per_task = pd.concat(
+            {
+                "n_t": at_t.groupby("task_id", observed=True).size(),
+                "k_t": at_t.groupby("task_id", observed=True)["passed"].sum(),
+                "n_0": at_low.groupby("task_id", observed=True).size(),
+                "k_0": at_low.groupby("task_id", observed=True)["passed"].sum(),
+            },
+            axis=1,
+        ).reset_index()
+        boot = cluster_bootstrap(
+            per_task, _sweep_diff, cluster="task_id", n_resamples=n_boot, seed=seed, alpha=alpha, batched=True
+        )
+        sel = selection_for(
+            trials,
+            pd.concat([at_low["trial_id"], at_t["trial_id"]]),
+            {**scope, "model": model, "temperature": [lowest, temp]},
+        )
+        prov = nb.provenance(
+            _BOOT,
+            sel,
+            f"accuracy of {model} at T={temp:g} minus T={lowest:g} on the tasks run at both, tasks resampled",
+            unit="trials",
+            bootstrap_seed=seed,
+            alpha=alpha,
+        )
+        key = f"proto.rep.{nb.slug(model)}.{nb.temp_slug(temp)}.diff"
+        res.numbers += [nb.rate(f"{key}{sfx}", v, prov) for sfx, v in _est(boot.estimate, boot.lo, boot.hi)]
+        res.numbers.append(nb.count(f"{key}.n-tasks", len(shared), prov))
+        found.append((str(model), temp, boot.estimate, boot.lo, boot.hi))
+    dprov = nb.provenance(_BOOT, scope, "differences from the lowest temperature", bootstrap_seed=seed)
+    res.numbers.append(
+        nb.text("proto.phrase.sweep-diff", phrases.sweep_diff_phrase(found, lowest, 1 - alpha), dprov)
+    )
+    cpus: dict[float, list[str]] = {}  # a table tidied before the column existed: an unrecorded CPU
+    for temp_value, part in ours.groupby("temperature", observed=True):
+        kinds = part["cpu"].dropna().astype(str).unique().tolist() if "cpu" in part else []
+        cpus[float(temp_value)] = sorted(kinds)  # type: ignore[arg-type]
+    cprov = nb.provenance("sorted", scope, "kinds of CPU per temperature of the swept models")
+    res.numbers.append(nb.text("proto.phrase.sweep-cpu", phrases.sweep_cpu_phrase(cpus), cprov))
+
+
+def _sweep_diff(draw: Draw) -> np.ndarray:
+    """Accuracy at the swept temperature minus at the lowest, over the drawn tasks' counts (per resample: the
+    last axis holds the drawn tasks)."""
+    with np.errstate(invalid="ignore", divide="ignore"):  # no trial drawn: nan
+        at_t = draw["k_t"].sum(axis=-1) / draw["n_t"].sum(axis=-1)
+        at_0 = draw["k_0"].sum(axis=-1) / draw["n_0"].sum(axis=-1)
+    return np.asarray(at_t - at_0, dtype=float)
+
+
 def first_replies(res: TopicResult, trials: pd.DataFrame) -> None:
     """Whether the same first request got the same first reply: over every pair of our capability trials at
     the lowest temperature with a clean KV state (any protocol but legacy) and the same model, task, variant and
@@ -579,6 +660,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     ablation(res, trials, p["alpha"])
     attribution(res, trials, p["alpha"])
     repeats(res, trials, p["alpha"])
+    sweep(res, trials, p["alpha"], p["bootstrap_seed"], p["n_boot"])
     first_replies(res, trials)
     power(res, trials, p["alpha"])
     holds(res, trials, p["alpha"], float(p["margin"]))

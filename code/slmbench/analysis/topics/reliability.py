@@ -266,7 +266,8 @@ def _first_two(df: pd.DataFrame) -> list[tuple[bool, bool, bool]]:
 
 def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
     """Share of pairs of runs of one prompt whose transcripts differ, over every pair (a descriptive count:
-    a rerun can differ when the outcome does not; a rerun whose prompt was cached is among the pairs)."""
+    a rerun can differ when the outcome does not; a rerun whose prompt was cached is among the pairs). A missing
+    transcript differs from every other, as in the protocol topic's ``repeat_pairs``."""
     differ = total = 0
     if "transcript_sha256" in df:
         runs = _reruns(df)
