@@ -230,3 +230,21 @@ def test_a_sweep_that_moves_accuracy_is_named_and_the_machines_of_each_temperatu
     )
     selected = select_trials(table, got["proto.rep.qa.t07.diff"].provenance["selection"])
     assert len(selected) == 60
+
+
+def test_a_model_swept_without_the_lowest_temperature_has_no_difference() -> None:
+    """qb ran at 0.3 and 0.7 only (the study's lowest is 0): its differences are undefined, qa's are not."""
+    from slmbench.analysis.numbers import TopicResult
+    from slmbench.analysis.topics.protocol import sweep
+
+    table = trials()
+    extra = table[(table["model"] == "qb") & (table["temperature"] == 0.7)].assign(
+        temperature=0.3, trial_id=lambda d: d["trial_id"] + "/t03"
+    )
+    table = pd.concat([table[~((table["model"] == "qb") & (table["temperature"] == 0.0))], extra])
+    table = table.reset_index(drop=True)
+    res = TopicResult()
+    sweep(res, table, 0.05, 1, 50)
+    got = {n.key: n.value for n in res.numbers}
+    assert got["proto.rep.qb.t07.diff.n-tasks"] == 0 and got["proto.rep.qb.t07.diff"] == "n/a"
+    assert got["proto.rep.qa.t07.diff"] == pytest.approx(2 / 6 - 4 / 6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -46,6 +47,20 @@ def finite_mean(values: np.ndarray) -> float:
     return float(values.mean()) if values.size else math.nan
 
 
+@functools.lru_cache(maxsize=16)
+def _picks(seed: int, n: int, n_resamples: int) -> np.ndarray:
+    """The clusters each resample draws (one row per resample), from a generator seeded with ``seed``: a topic
+    that resamples many sets of the same size draws them once (read-only)."""
+    rng = np.random.default_rng(seed)
+    picks = (
+        np.stack([rng.integers(0, n, size=n) for _ in range(n_resamples)])
+        if n_resamples
+        else np.zeros((0, n))
+    )
+    picks.setflags(write=False)
+    return picks
+
+
 def cluster_bootstrap(
     per_cluster: pd.DataFrame,
     statistic: Callable[[Draw], float] | Callable[[Draw], np.ndarray],
@@ -88,10 +103,9 @@ def cluster_bootstrap(
     n = len(rows)
     if n < max(1, min_clusters):
         return BootstrapResult(estimate, math.nan, math.nan, math.nan, n_resamples, 0, n)
-    rng = np.random.default_rng(seed)
-    picks = [rng.integers(0, n, size=n) for _ in range(n_resamples)]  # the same draws either way
-    if batched and picks:
-        drawn = np.asarray(statistic({c: v[np.stack(picks)] for c, v in columns.items()}), dtype=float)
+    picks = _picks(seed, n, n_resamples)  # the same draws either way
+    if batched and len(picks):
+        drawn = np.asarray(statistic({c: v[picks] for c, v in columns.items()}), dtype=float)
     else:
         drawn = np.array([float(statistic({c: v[p] for c, v in columns.items()})) for p in picks])
     values = [float(v) for v in drawn if math.isfinite(v)]

@@ -435,20 +435,33 @@ def sweep(res: TopicResult, trials: pd.DataFrame, alpha: float, seed: int, n_boo
     scope = {"study": STUDY_ID, "suite": "capability", "protocol": FULL}
     at_lowest = ours["temperature"] == lowest
     lows: dict[Any, pd.DataFrame] = dict(list(ours[at_lowest].groupby("model", observed=True)))
+    # trials and passes per model, task and temperature, once: a column per (count, temperature)
+    counts = ours.groupby(["model", "task_id", "temperature"], observed=True)["passed"].agg(["size", "sum"])
+    wide: pd.DataFrame = counts.unstack("temperature")  # type: ignore[assignment]
     for (model, temp_value), part in ours[~at_lowest].groupby(["model", "temperature"], observed=True):
         temp = float(temp_value)  # type: ignore[arg-type]
         base = lows.get(model, ours.iloc[:0])
-        shared = sorted(set(part["task_id"]) & set(base["task_id"]))
-        at_t, at_low = part[part["task_id"].isin(shared)], base[base["task_id"].isin(shared)]
-        per_task = pd.concat(
+        mine = wide.loc[model]  # type: ignore[call-overload]
+        low = ("size", lowest) in mine and len(base)
+        both = mine[mine[("size", temp_value)].notna() & mine[("size", lowest)].notna()] if low else mine[:0]
+        shared = both.index.tolist()
+        at_t, at_low = part, base
+        if len(shared) < max(part["task_id"].nunique(), base["task_id"].nunique()):  # not every task at both
+            at_t, at_low = part[part["task_id"].isin(shared)], base[base["task_id"].isin(shared)]
+        per_task = pd.DataFrame(
             {
-                "n_t": at_t.groupby("task_id", observed=True).size(),
-                "k_t": at_t.groupby("task_id", observed=True)["passed"].sum(),
-                "n_0": at_low.groupby("task_id", observed=True).size(),
-                "k_0": at_low.groupby("task_id", observed=True)["passed"].sum(),
-            },
-            axis=1,
-        ).reset_index()
+                "task_id": shared,
+                **{
+                    name: both[(stat, t)].to_numpy(dtype=int) if low else np.zeros(0, dtype=int)
+                    for name, stat, t in (
+                        ("n_t", "size", temp_value),
+                        ("k_t", "sum", temp_value),
+                        ("n_0", "size", lowest),
+                        ("k_0", "sum", lowest),
+                    )
+                },
+            }
+        )
         boot = cluster_bootstrap(
             per_task, _sweep_diff, cluster="task_id", n_resamples=n_boot, seed=seed, alpha=alpha, batched=True
         )
