@@ -55,7 +55,7 @@ def _picks(seed: int, n: int, n_resamples: int) -> np.ndarray:
     picks = (
         np.stack([rng.integers(0, n, size=n) for _ in range(n_resamples)])
         if n_resamples
-        else np.zeros((0, n))
+        else np.zeros((0, n), dtype=np.intp)
     )
     picks.setflags(write=False)
     return picks

@@ -434,34 +434,21 @@ def sweep(res: TopicResult, trials: pd.DataFrame, alpha: float, seed: int, n_boo
     found: list[tuple[str, float, float, float, float]] = []
     scope = {"study": STUDY_ID, "suite": "capability", "protocol": FULL}
     at_lowest = ours["temperature"] == lowest
-    lows: dict[Any, pd.DataFrame] = dict(list(ours[at_lowest].groupby("model", observed=True)))
+    lows: dict[Any, pd.DataFrame] = dict(iter(ours[at_lowest].groupby("model", observed=True)))
     # trials and passes per model, task and temperature, once: a column per (count, temperature)
     counts = ours.groupby(["model", "task_id", "temperature"], observed=True)["passed"].agg(["size", "sum"])
     wide: pd.DataFrame = counts.unstack("temperature")  # type: ignore[assignment]
     for (model, temp_value), part in ours[~at_lowest].groupby(["model", "temperature"], observed=True):
         temp = float(temp_value)  # type: ignore[arg-type]
-        base = lows.get(model, ours.iloc[:0])
-        mine = wide.loc[model]  # type: ignore[call-overload]
-        low = ("size", lowest) in mine and len(base)
-        both = mine[mine[("size", temp_value)].notna() & mine[("size", lowest)].notna()] if low else mine[:0]
+        # the tasks run at both temperatures (a missing column or count: not run there)
+        columns = [("size", temp_value), ("sum", temp_value), ("size", lowest), ("sum", lowest)]
+        both = wide.loc[model].reindex(columns=columns).dropna()  # type: ignore[call-overload]
         shared = both.index.tolist()
-        at_t, at_low = part, base
-        if len(shared) < max(part["task_id"].nunique(), base["task_id"].nunique()):  # not every task at both
-            at_t, at_low = part[part["task_id"].isin(shared)], base[base["task_id"].isin(shared)]
-        per_task = pd.DataFrame(
-            {
-                "task_id": shared,
-                **{
-                    name: both[(stat, t)].to_numpy(dtype=int) if low else np.zeros(0, dtype=int)
-                    for name, stat, t in (
-                        ("n_t", "size", temp_value),
-                        ("k_t", "sum", temp_value),
-                        ("n_0", "size", lowest),
-                        ("k_0", "sum", lowest),
-                    )
-                },
-            }
+        per_task = pd.DataFrame(both.to_numpy(dtype=int), columns=["n_t", "k_t", "n_0", "k_0"]).assign(
+            task_id=shared
         )
+        base = lows.get(model, ours.iloc[:0])
+        at_t, at_low = part[part["task_id"].isin(shared)], base[base["task_id"].isin(shared)]
         boot = cluster_bootstrap(
             per_task, _sweep_diff, cluster="task_id", n_resamples=n_boot, seed=seed, alpha=alpha, batched=True
         )
