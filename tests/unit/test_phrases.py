@@ -60,6 +60,16 @@ def test_bootstrap_phrase():
     assert ph.bootstrap_phrase(9, 2000, 2000) == "all 2000 model resamples gave a defined value"
 
 
+def test_resampled_phrase_at_its_edges():
+    nan = math.nan
+    assert ph.resampled_phrase(nan, nan, 4, 0, 2000).startswith("with four models, too few to resample")
+    assert ph.resampled_phrase(nan, 0.1, 9, 12, 2000).startswith("with nine models, too few to resample")
+    assert ph.resampled_phrase(0.0, 0.0, 9, 2000, 2000) == "resampling models, its interval collapses at 0.0%"
+    assert ph.resampled_phrase(-0.05, 0.1, 9, 2000, 2000) == (
+        "resampling models, its interval runs from -5.0% to 10.0%"
+    )
+
+
 def test_interval_phrase_says_what_a_degenerate_interval_is():
     assert ph.interval_phrase(0.0, 0.0) == "with an interval collapsed at 0.0%"
     assert ph.interval_phrase(0.0, 0.112) == "from 0.0% to 11.2%"

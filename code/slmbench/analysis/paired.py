@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Condition, Selection, positions_of, rows_of, selection_at
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
@@ -279,8 +280,10 @@ def comparison(
         nb.count(f"{prefix}.n.models", pairs["model"].nunique(), prov),
         nb.count(f"{prefix}.n.tasks", pairs["task_id"].nunique(), prov),
     ]
-    nums, _ = block(prefix, pairs, sides, names[1], alpha)
+    nums, row = block(prefix, pairs, sides, names[1], alpha)
     res.numbers += nums
+    change = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], names[0], names[1])
+    res.numbers.append(nb.text(f"{prefix}.phrase.change", change, prov))
     estimate = diff(pairs)
     # Each model's pair count and passes, once: a resample sums the drawn models' counts (the same difference
     # as over the stacked pairs: both means are counts over the pairs).
@@ -310,6 +313,11 @@ def comparison(
         nb.rate(f"{prefix}.boot.diff.kept", kept, bprov),
         nb.count(f"{prefix}.boot.n-clusters", boot.n_clusters, bprov),
         nb.count(f"{prefix}.boot.n-valid", boot.n_valid, bprov),
+        nb.text(
+            f"{prefix}.phrase.boot",
+            phrases.resampled_phrase(boot.lo, boot.hi, boot.n_clusters, boot.n_valid, n_boot),
+            bprov,
+        ),
     ]
     table: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):

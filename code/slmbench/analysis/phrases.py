@@ -101,6 +101,15 @@ def bootstrap_phrase(n_clusters: int, n_valid: int, n_resamples: int) -> str:
     return f"all {n_resamples} model resamples gave a defined value"
 
 
+def resampled_phrase(lo: float, hi: float, n_clusters: int, n_valid: int, n_resamples: int) -> str:
+    """A clause on a difference's model-level bootstrap interval, or why there is none."""
+    if n_valid == 0 or not (math.isfinite(lo) and math.isfinite(hi)):
+        return bootstrap_phrase(n_clusters, 0, n_resamples)
+    if lo == hi:
+        return f"resampling models, its interval collapses at {percent(lo)}"
+    return f"resampling models, its interval runs from {percent(lo)} to {percent(hi)}"
+
+
 def interval_phrase(lo: float, hi: float) -> str:
     """``from 3.2% to 15.1%``, or what a degenerate interval means."""
     if not (math.isfinite(lo) and math.isfinite(hi)):

@@ -16,6 +16,7 @@ exact selections of a set of rows with ``selection_for`` and check them with ``c
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -149,6 +150,15 @@ def _values(values: Iterable[Any]) -> Values:
     return out[0] if len(out) == 1 else out
 
 
+def _arrow(column: pd.Series) -> pa.Array:
+    """A text column as one Arrow array (Arrow-backed columns without a copy of their values)."""
+    values = column.array
+    data = values.__arrow_array__() if hasattr(values, "__arrow_array__") else None
+    if data is None:
+        data = pa.array(column.to_numpy(dtype=object), from_pandas=True)
+    return data.combine_chunks() if isinstance(data, pa.ChunkedArray) else data
+
+
 class _Index:
     """A trials table encoded once for ``selection_for``: each column as integer codes of its distinct values
     (-1 for a missing value), row positions by trial id, and the masks of conditions already met.
@@ -164,9 +174,8 @@ class _Index:
         self._masks: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._bases: dict[str, _Base] = {}
         self._by_code: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._ids = trials["trial_id"].to_numpy(dtype=object)  # once: an object Index's to_numpy() copies
-        self._positions = pd.Index(self._ids)
-        self._unique = self._positions.is_unique
+        self._arrow_ids = _arrow(trials["trial_id"])
+        self._unique = pc.count_distinct(self._arrow_ids, mode="all").as_py() == self.n
         index = trials.index
         self._labelled_by_position = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
@@ -175,6 +184,16 @@ class _Index:
         if table is None:
             raise RuntimeError("the encoded trials table no longer exists")
         return table
+
+    @functools.cached_property
+    def _ids(self) -> np.ndarray:
+        """The trial ids as Python strings (built on first use: a million of them take a second)."""
+        return np.asarray(self._arrow_ids.to_numpy(zero_copy_only=False), dtype=object)
+
+    @functools.cached_property
+    def _positions(self) -> pd.Index:
+        """Row positions by trial id (built on first use: most selections come from the table's own rows)."""
+        return pd.Index(self._ids)
 
     def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
         """The column's codes and, per code, its value (``_plain`` gives it as JSON writes it)."""
@@ -192,7 +211,7 @@ class _Index:
             ValueError: An id is not in the table.
         """
         if self._unique:
-            found = self._positions.get_indexer(ids.to_numpy(dtype=object))
+            found = self._positions.get_indexer(pd.Index(ids.to_numpy(dtype=object)))
             if (found < 0).any():
                 raise ValueError(f"trials not in the table: {sorted(ids[found < 0])[:3]}")
             return np.sort(found)
@@ -210,7 +229,8 @@ class _Index:
         labels = ids.index.to_numpy()
         if len(labels) and (labels.min() < 0 or labels.max() >= self.n):
             return None
-        if not (self._ids[labels] == ids.to_numpy(dtype=object)).all():
+        held = self._arrow_ids.take(pa.array(labels, type=pa.int64()))
+        if not pc.all(pc.equal(held, _arrow(ids).cast(held.type)), skip_nulls=False).as_py():
             return None
         return np.unique(labels)
 
@@ -222,7 +242,7 @@ class _Index:
         """
         if not self._unique:
             return None
-        found = self._positions.get_indexer(ids)
+        found = self._positions.get_indexer(pd.Index(ids))
         if (found < 0).any():
             raise ValueError(f"trials not in the table: {sorted(ids[found < 0])[:3]}")
         return found
