@@ -38,6 +38,8 @@ import math
 import os
 import random
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import zlib
@@ -366,6 +368,28 @@ def measure(args: list[str], cwd: Path, log: Path) -> Cost:
     return run_module("slmbench", args, cwd, log, code=ROOT / "code")
 
 
+_TOUCH = """
+import sys, time
+import numpy as np
+n = int(sys.argv[1]) // 8
+start = time.perf_counter(); a = np.ones(n); first = time.perf_counter() - start
+del a
+start = time.perf_counter(); a = np.ones(n); again = time.perf_counter() - start
+print(first, again)
+"""
+
+
+def fresh_memory_cost(mb: int = 1024) -> tuple[float, float]:
+    """Seconds to write ``mb`` MB of memory new to a process, then the same amount again in that process (on a
+    virtual machine whose host hands out pages on first touch, the first can be many times the second: every
+    step of the bench allocates its tables afresh, so this says how much of its time the machine's memory
+    costs)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _TOUCH, str(mb * 2**20)], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return float(out[0]), float(out[1])
+
+
 def setup_inputs(root: Path, base: dict[tuple[str, str], list[rec.TrialRecord]], topics: list[str]) -> None:
     """The inputs that do not grow with N: the imported study, the control, the eligibility baselines."""
     processed = root / "data" / "processed"
@@ -692,6 +716,10 @@ def main() -> None:
         setup_inputs(inputs, base, topics)
         startup = min(
             (measure(["--help"], scratch, scratch / "startup.log") for _ in range(3)), key=lambda c: c.seconds
+        )
+        first, again = fresh_memory_cost()
+        print(
+            f"writing 1 GB of memory new to a process: {first:.2f} s (the same again in that process: {again:.2f} s)"
         )
         rows: list[Row] = []
         for n in sizes:
