@@ -251,6 +251,7 @@ def table_topic(wildcards):
     return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"
 
 
+TABLE_CODE = [f"code/slmbench/figures/{m}.py" for m in ("tables", "tables_grid")]  # every table's renderer
 FIGURE_CODE = sorted(
     str(p)
     for p in Path("code/slmbench/figures").glob("*.py")

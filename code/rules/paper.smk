@@ -10,7 +10,7 @@ rule table:
     """A LaTeX table (slmbench.figures.tables.TABLES) from the analysis topic it declares."""
     input:
         topic=table_topic,
-        module="code/slmbench/figures/tables.py",
+        code=TABLE_CODE,
     output:
         report("paper/generated/tab_{name}.tex", category="Tables", labels={"table": "{name}"}),
     wildcard_constraints:

@@ -72,6 +72,24 @@ def test_tables_print_the_numbers_text(topic: dict) -> None:
     assert {"eligibility", "eligibility_diagnosis", "eligibility_cascade"} <= set(TABLES)
 
 
+def test_a_configuration_gets_a_row_only_in_tables_of_tasks_it_ran() -> None:
+    def row(task: str, quant: str) -> dict:
+        return {"model": "m", "prompt": "terse", "quant": quant, "task": task, "params_b": 1.0,
+                "key": f"elig.{task}.m.{quant}"}  # fmt: skip
+
+    configs = [
+        row("command_approval", "shipped"),
+        row("tool_selection", "shipped"),
+        row("tool_selection", "Q2_K"),
+    ]
+    numbers = [{"key": f"{r['key']}.acc", "text": "50.0\\%"} for r in configs]
+    topic = {"numbers": numbers, "tables": {"configs": configs}}
+    assert "m & terse & Q2\\_K" in render_table("eligibility", topic)
+    assert "m & terse & Q2\\_K" in render_table("eligibility_cascade", topic)
+    diag = render_table("eligibility_diagnosis", topic)
+    assert "m & terse & shipped" in diag and "Q2\\_K" not in diag
+
+
 def test_empty_topic_table() -> None:
     assert "no data" in render_table("eligibility", {"topic": "eligibility", "numbers": [], "tables": {}})
 

@@ -64,8 +64,10 @@ def render_grid(name: str, spec: GridTableSpec, topic: dict[str, Any]) -> str:
     for row in rows:
         configs.setdefault((row["model"], row["prompt"], row["quant"]), {"params_b": row.get("params_b")})
         configs[(row["model"], row["prompt"], row["quant"])][row["task"]] = row["key"]
+    blocks = {task for task, _ in spec.tasks}
+    shown = [c for c in configs if blocks & configs[c].keys()]  # run on none of the table's tasks: no row
     order = sorted(
-        configs,
+        shown,
         key=lambda c: (
             configs[c]["params_b"] or 0.0,
             c[0],
