@@ -17,13 +17,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
-from slmbench.analysis.selection import Condition, Selection, positions_of, rows_of, selection_at
+from slmbench.analysis.selection import Condition, Selection, holds_ids, positions_of, rows_of, selection_at
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
@@ -84,13 +82,8 @@ class Sides:
         (checked by trial id), else by trial id; None where ``trials``' trial ids are not unique."""
         if self.trials.index.is_unique:
             rows = self.trials.index.get_indexer(frame.index)
-            if (rows >= 0).all():
-                held = pa.array(self.trials["trial_id"].array).take(pa.array(rows))
-                if (
-                    pc.all(pc.equal(held, pa.array(frame["trial_id"].array)), skip_nulls=False).as_py()
-                    is True
-                ):
-                    return rows
+            if (rows >= 0).all() and holds_ids(self.trials, rows, frame["trial_id"]):
+                return rows
         return rows_of(self.trials, frame["trial_id"])
 
     def _positions(self, pairs: pd.DataFrame, role: Role | Literal["both"]) -> np.ndarray:

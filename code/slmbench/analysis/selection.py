@@ -229,10 +229,12 @@ class _Index:
         labels = ids.index.to_numpy()
         if len(labels) and (labels.min() < 0 or labels.max() >= self.n):
             return None
-        held = self._arrow_ids.take(pa.array(labels, type=pa.int64()))
-        if not pc.all(pc.equal(held, _arrow(ids).cast(held.type)), skip_nulls=False).as_py():
-            return None
-        return np.unique(labels)
+        return np.unique(labels) if self.holds(labels, ids) else None
+
+    def holds(self, rows: np.ndarray, ids: pd.Series) -> bool:
+        """Whether the rows at positions ``rows`` hold the trial ids ``ids``, one for one."""
+        held = self._arrow_ids.take(pa.array(rows, type=pa.int64()))
+        return pc.all(pc.equal(held, _arrow(ids).cast(held.type)), skip_nulls=False).as_py() is True
 
     def aligned(self, ids: np.ndarray) -> np.ndarray | None:
         """The position of each id, in order (None when ids are not unique in the table).
@@ -365,6 +367,11 @@ def positions_of(trials: pd.DataFrame, trial_ids: Iterable[str]) -> np.ndarray:
         return found  # a column of the table's own rows
     ids = pd.Index(trial_ids if isinstance(trial_ids, pd.Series | pd.Index) else list(trial_ids)).unique()
     return _index(trials).positions(ids) if len(ids) else np.zeros(0, dtype=np.intp)
+
+
+def holds_ids(trials: pd.DataFrame, rows: np.ndarray, trial_ids: pd.Series) -> bool:
+    """Whether the rows of ``trials`` at positions ``rows`` hold ``trial_ids``, one for one."""
+    return _index(trials).holds(rows, trial_ids)
 
 
 def rows_of(trials: pd.DataFrame, trial_ids: pd.Series) -> np.ndarray | None:
