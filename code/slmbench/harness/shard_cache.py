@@ -33,7 +33,8 @@ from slmbench.harness.fingerprint import source_sha256
 Tables = dict[str, pa.Table]
 """A shard's derived tables, kept and merged as Arrow tables (one conversion to pandas after the merge: per
 shard, the conversion would cost more than reading the file)."""
-Frames = dict[str, pd.DataFrame]
+Frames = dict[str, pd.DataFrame | pa.Table]
+"""A shard's tables as a build returns them (a data frame is converted to Arrow once, before it is kept)."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -128,7 +129,10 @@ def _read_ipc(path: Path) -> pa.Table:
 
 
 def _derive(build: Build, cache: ShardCache, path: Path, name: str) -> Tables:
-    derived = {t: pa.Table.from_pandas(f, preserve_index=False) for t, f in build(path, name).items()}
+    derived = {
+        t: f if isinstance(f, pa.Table) else pa.Table.from_pandas(f, preserve_index=False)
+        for t, f in build(path, name).items()
+    }
     cache.store(path, name, derived)
     return derived
 
