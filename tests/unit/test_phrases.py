@@ -185,3 +185,16 @@ def test_quant_phrase_at_its_edges() -> None:
     assert quant_phrase(6, 2, 2, 1.0).startswith(
         "requantisation lowered and raised test accuracy equally often"
     )
+
+
+def test_eligibility_change_phrase_at_its_edges() -> None:
+    from slmbench.analysis.phrases import eligibility_change_phrase
+
+    assert eligibility_change_phrase(0, 0) == "no configuration lost or gained eligibility when requantised"
+    assert eligibility_change_phrase(1, 0) == (
+        "a configuration lost eligibility when requantised in one comparison and gained it in none"
+    )
+    assert eligibility_change_phrase(0, 3) == (
+        "a configuration gained eligibility when requantised in three comparisons and lost it in none"
+    )
+    assert eligibility_change_phrase(2, 1).endswith("in two comparisons and gained it in one comparison")

@@ -177,6 +177,17 @@ def quant_phrase(n_pairs: int, lower: int, higher: int, p: float) -> str:
     return f"{head} (sign test over the {plural(lower + higher, 'comparison')} that moved: {test}, {verdict})"
 
 
+def eligibility_change_phrase(lost: int, gained: int) -> str:
+    """In how many paired comparisons a configuration lost and gained eligibility when requantised."""
+    if lost == gained == 0:
+        return "no configuration lost or gained eligibility when requantised"
+    first, n_first, second, n_second = (
+        ("lost", lost, "gained", gained) if lost else ("gained", gained, "lost", lost)
+    )
+    other = plural(n_second, "comparison") if n_second else "none"
+    return f"a configuration {first} eligibility when requantised in {plural(n_first, 'comparison')} and {second} it in {other}"
+
+
 def _temps(values: list[float]) -> str:
     text = [f"{t:g}" for t in values]
     return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]

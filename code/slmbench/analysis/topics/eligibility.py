@@ -528,21 +528,15 @@ def _quant_summary(qrows: list[dict[str, Any]], prov: dict[str, Any]) -> list[Nu
     out: list[Number] = []
     lower = sum((q["delta"] or 0) < 0 for q in qrows)
     higher = sum((q["delta"] or 0) > 0 for q in qrows)
+    lost = sum(q["shipped_eligible"] and not q["eligible"] for q in qrows)
+    gained = sum(q["eligible"] and not q["shipped_eligible"] for q in qrows)
     deltas = [q["delta"] for q in qrows if q["delta"] is not None]
     out += [
         nb.count("elig.quant.n.pairs", len(qrows), prov),
         nb.count("elig.quant.n.lower", lower, prov),
         nb.count("elig.quant.n.higher", higher, prov),
-        nb.count(
-            "elig.quant.n.eligible-lost",
-            sum(q["shipped_eligible"] and not q["eligible"] for q in qrows),
-            prov,
-        ),
-        nb.count(
-            "elig.quant.n.eligible-gained",
-            sum(q["eligible"] and not q["shipped_eligible"] for q in qrows),
-            prov,
-        ),
+        nb.count("elig.quant.n.eligible-lost", lost, prov),
+        nb.count("elig.quant.n.eligible-gained", gained, prov),
         nb.rate("elig.quant.mean-delta", sum(deltas) / len(deltas) if deltas else math.nan, prov),
     ]
     for qtype in sorted({q["quant"] for q in qrows}):
@@ -555,6 +549,9 @@ def _quant_summary(qrows: list[dict[str, Any]], prov: dict[str, Any]) -> list[Nu
             nb.count(f"elig.quant.{s}.n.higher", sum((q["delta"] or 0) > 0 for q in part), prov),
             nb.rate(f"elig.quant.{s}.mean-delta", sum(d) / len(d) if d else math.nan, prov),
         ]
+    out.append(
+        nb.text("elig.phrase.quant-eligibility", phrases.eligibility_change_phrase(lost, gained), prov)
+    )
     sign_p = flip_binomial_p(lower, higher)
     out.append(
         nb.pvalue("elig.quant.sign.p", sign_p, {**prov, "function": f"{PKG}.stats_tests.flip_binomial_p"})
