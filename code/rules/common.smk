@@ -165,7 +165,8 @@ def elig_variant_weights(wildcards):
 
 
 def elig_run_args(wildcards):
-    """`slmbench eligibility run` options naming the configuration's model and weights."""
+    """`slmbench eligibility run` options naming the configuration's model and weights (none for a shipped file
+    or an Ollama model)."""
     model, quant = ELIG_CONFIGS[wildcards.config]
     args = f"--model {model} --quant {quant}"
     return args if quant == SHIPPED else args + f" --weights {variant_path(model, quant)}"

@@ -1,5 +1,6 @@
-# The eligibility study's model runs: every configuration (embedded model x prompt x quantisation) scores four
-# side-tasks; requantised variants are built from the shipped GGUFs. Runs are precious (protected) and only
+# The eligibility study's model runs: every configuration (embedded or Ollama model x prompt x quantisation)
+# scores four side-tasks; requantised variants are built from the shipped GGUFs (embedded models only; an
+# Ollama model is served at OLLAMA_HOST and scored under its own rule). Runs are precious (protected) and only
 # built on request (`snakemake eligibility_runs`); like trial shards they are written to `<run>.part` and
 # renamed when complete, so an interrupted run resumes. The topic, figures and tables come from the generic
 # `analyze`, `fig` and `table` rules (registries: TOPIC_INPUTS, FIGURE_TOPICS, TABLES) and the baselines from
@@ -51,7 +52,7 @@ rule eligibility_quantize:
         gguf="data/models/{model}-{qtype}.gguf",
         sidecar="data/models/{model}-{qtype}.gguf.json",
     wildcard_constraints:
-        model="|".join(re.escape(m) for m in STUDY.eligibility_models()) or "^$",
+        model="|".join(re.escape(m) for m in STUDY.requantisable_models()) or "^$",
         qtype="|".join(REQUANT_TYPES),
     log:
         "logs/eligibility/quantize_{model}-{qtype}.log",

@@ -160,9 +160,9 @@ class EligibilityPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tasks: list[EligibilityTask] = Field(default_factory=_all_tasks, min_length=1)
     prompts: list[PromptStyle] = Field(default_factory=_all_prompts, min_length=1)
-    models: list[str] = Field(default_factory=list, description="empty: every embedded model")
+    models: list[str] = Field(default_factory=list, description="empty: every embedded and Ollama model")
     requantise: list[RequantType] = Field(default_factory=list, description="llama.cpp types of the variants")
-    requantise_models: list[str] = Field(default_factory=list, description="empty: the same models")
+    requantise_models: list[str] = Field(default_factory=list, description="empty: the embedded `models`")
     requantise_tasks: dict[str, list[EligibilityTask]] = Field(
         default_factory=dict, description="per model, the tasks its variants are scored on (not named: all)"
     )
@@ -294,13 +294,23 @@ class StudyConfig(BaseModel):
         plan = self.eligibility
         if plan is None:
             return self
+        for name in plan.models:
+            spec = self.models.get(name)
+            if spec is None or not (spec.weights is not None or spec.backend == "ollama"):
+                raise ValueError(
+                    f"eligibility.models: {name!r} is not a configured embedded model or Ollama model"
+                )
         for where, names in (
-            ("models", plan.models),
             ("requantise_models", plan.requantise_models),
             ("requantise_tasks", list(plan.requantise_tasks)),
         ):
             for name in names:
                 spec = self.models.get(name)
+                if spec is not None and spec.backend == "ollama":
+                    raise ValueError(
+                        f"eligibility.{where}: {name!r} is an Ollama model; only embedded GGUF models are "
+                        "requantised (score it in eligibility.models)"
+                    )
                 if spec is None or spec.weights is None:
                     raise ValueError(f"eligibility.{where}: {name!r} is not a configured embedded model")
         return self
@@ -310,17 +320,27 @@ class StudyConfig(BaseModel):
         return self.eligibility.split_seed if self.eligibility else DEFAULT_SPLIT_SEED
 
     def eligibility_models(self) -> list[str]:
-        """The models of the eligibility study (default: every model with embedded weights)."""
+        """The models of the eligibility study (default: every model with embedded weights, and every Ollama model)."""
         if self.eligibility is None:
             return []
-        return self.eligibility.models or [m for m, spec in self.models.items() if spec.weights is not None]
+        return self.eligibility.models or [
+            m for m, spec in self.models.items() if spec.weights is not None or spec.backend == "ollama"
+        ]
+
+    def requantisable_models(self) -> list[str]:
+        """The eligibility study's models with embedded weights (only these have requantised variants)."""
+        return [
+            m
+            for m in self.eligibility_models()
+            if self.models[m].weights is not None and self.models[m].backend != "ollama"
+        ]
 
     def eligibility_variants(self) -> list[tuple[str, str]]:
         """(model, llama.cpp type) of every requantised variant of the eligibility study."""
         plan = self.eligibility
         if plan is None:
             return []
-        models = plan.requantise_models or self.eligibility_models()
+        models = plan.requantise_models or self.requantisable_models()
         return [(model, qtype) for model in models for qtype in plan.requantise]
 
     def eligibility_runs(self) -> list[tuple[str, str, str, str]]:

@@ -110,6 +110,11 @@ PromptStyle = Literal["terse", "rubric", "fewshot"]
 PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 """Prompt formulations of the eligibility study (``slmbench.eligibility.prompts``)."""
 
+ReplyMatch = Literal["exact", "prefix", "none"]
+REPLY_MATCHES: tuple[ReplyMatch, ...] = get_args(ReplyMatch)
+"""How a generated reply was matched to a candidate answer (``eligibility.ollama_scorer``): it is the candidate,
+it starts with the candidate, or it names none (the item counts as wrong)."""
+
 DEFAULT_SPLIT_SEED = 20261129
 """Seed of the eligibility study's calibration/test split and few-shot examples (config ``eligibility.split_seed``;
 every run header and the baselines file record it). Fixed once with the data sets: a new seed is a new split."""

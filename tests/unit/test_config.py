@@ -65,3 +65,37 @@ def test_the_eligibility_split_has_its_own_seed():
     assert parse_config(data).split_seed() == before == data["eligibility"]["split_seed"]
     del data["eligibility"]["split_seed"]
     assert parse_config(data).split_seed() == DEFAULT_SPLIT_SEED
+
+
+def _with_ollama_model(**eligibility: object) -> dict:
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    data["models"]["llama3.2-3b"] = {
+        "backend": "ollama",
+        "params_b": 3.2,
+        "instruct": True,
+        "ollama_tag": "llama3.2",
+    }
+    data["eligibility"] = {**data["eligibility"], **eligibility}
+    return data
+
+
+def test_an_ollama_model_is_in_the_eligibility_plan_without_variants():
+    config = parse_config(_with_ollama_model(requantise_models=[], requantise_tasks={}))
+    assert "llama3.2-3b" in config.eligibility_models()
+    assert "llama3.2-3b" not in config.requantisable_models()
+    runs = config.eligibility_runs()
+    assert ("llama3.2-3b", "shipped", "reranking", "fewshot") in runs
+    assert not [r for r in runs if r[0] == "llama3.2-3b" and r[1] != "shipped"]
+    assert config.eligibility_variants() and all(m != "llama3.2-3b" for m, _ in config.eligibility_variants())
+    named = parse_config(_with_ollama_model(models=["llama3.2-3b", "qwen2.5-coder-0.5b"]))
+    assert named.eligibility_models() == ["llama3.2-3b", "qwen2.5-coder-0.5b"]
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [{"requantise_models": ["llama3.2-3b"]}, {"requantise_tasks": {"llama3.2-3b": ["tool_selection"]}}],
+)
+def test_an_ollama_model_cannot_be_requantised(plan):
+    where = next(iter(plan))
+    with pytest.raises(ConfigError, match=rf"eligibility\.{where}: 'llama3\.2-3b' is an Ollama model"):
+        parse_config(_with_ollama_model(**plan))

@@ -78,6 +78,16 @@ def test_header_and_records(tmp_path: Path) -> None:
     assert {r.split for r in run.items} == {"calibration", "test"}
 
 
+def test_embedded_records_have_no_reply_fields(tmp_path: Path) -> None:
+    """The logit rule generates no reply: its lines keep the fields they always had."""
+    out = tmp_path / "run.jsonl"
+    _run(out, limit=2)
+    header, *records = (json.loads(line) for line in out.read_text().splitlines())
+    assert header["scoring"] == "joint-loglik-trie-v1"
+    assert records and all("generated" not in r and "match" not in r for r in records)
+    assert all(r.valid for r in read_run(out).items)
+
+
 def test_resume_skips_recorded_ids(tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     first = _run(out, limit=4)

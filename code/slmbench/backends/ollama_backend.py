@@ -224,6 +224,27 @@ class OllamaBackend:
             )
         return reply
 
+    def chat_logprobs(
+        self, messages: list[Message], options: dict[str, Any], top_logprobs: int
+    ) -> ollama.ChatResponse:
+        """One non-streaming chat that returns each generated token's log-probability and its top alternatives.
+
+        ``options`` go to the server as they are (e.g. from ``to_ollama_options``); failures are retried as in
+        ``chat``. The response is returned unmapped, ``logprobs`` included.
+        """
+        payload = to_ollama_messages(messages)
+        return self._call(
+            f"ollama chat {self.model} @ {self.host}",
+            lambda: self._client.chat(
+                model=self.model,
+                messages=payload,
+                options=options,
+                logprobs=True,
+                top_logprobs=top_logprobs,
+                stream=False,
+            ),
+        )
+
     def _warn_lossy_schema(self, tool: dict[str, Any]) -> None:
         name = str(tool.get("function", {}).get("name", "?"))
         if name in self._warned_tools:

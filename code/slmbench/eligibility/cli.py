@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED, EligibilityTask
+
+if TYPE_CHECKING:
+    from slmbench.config import ModelSpec
 
 log = logging.getLogger(__name__)
 _PATH = click.Path(path_type=Path)
@@ -43,10 +46,40 @@ def _items(
     return items, assign_split(task, items, seed)
 
 
+def open_ollama(model: str, spec: ModelSpec, quant: str, weights: Path | None) -> tuple[Any, Any]:
+    """An Ollama model (host: ``OLLAMA_HOST``, else Ollama's default) that answers, and its identity.
+
+    A server that does not answer, or does not serve the model, is an error naming both, before any file is
+    written.
+    """
+    from slmbench.eligibility.ollama_scorer import OllamaLabelModel, OllamaUnavailable
+    from slmbench.eligibility.runner import Identity
+
+    if quant != SHIPPED or weights is not None:
+        raise click.UsageError(
+            f"{model} is served by Ollama: it has no weights to pass and no requantised variants"
+        )
+    lm = OllamaLabelModel(spec.ollama_tag or model, num_ctx=spec.n_ctx)
+    try:
+        lm.check()
+    except OllamaUnavailable as exc:
+        lm.close()
+        raise click.ClickException(f"{model}: {exc}") from exc
+    identity = Identity(
+        model=model,
+        quant=SHIPPED,
+        params_b=spec.params_b,
+        instruct=spec.instruct,
+        quantisation=spec.quantisation or None,
+    )
+    return lm, identity
+
+
 def open_model(
     config_path: Path, model: str, quant: str, weights: Path | None, n_threads: int | None
 ) -> tuple[Any, Any]:
-    """The loaded model (weights verified: pinned sha256, or a variant's sidecar) and its identity."""
+    """The loaded model (weights verified: pinned sha256, or a variant's sidecar) and its identity; for an
+    Ollama model, the served model checked to answer (``open_ollama``)."""
     from slmbench.config import load_config, model_spec
     from slmbench.eligibility.layout import variant_path
     from slmbench.eligibility.models import LlamaLogitModel
@@ -55,6 +88,8 @@ def open_model(
     from slmbench.models.weights import verify
 
     spec = model_spec(load_config(config_path), model)
+    if spec.backend == "ollama":
+        return open_ollama(model, spec, quant, weights)
     if spec.weights is None:
         raise click.UsageError(f"{model} has no embedded weights; the eligibility study scores GGUF files")
     if quant == SHIPPED:
@@ -86,7 +121,7 @@ def open_model(
 
 
 @eligibility.command("run")
-@click.option("--model", required=True, help="a configured embedded model")
+@click.option("--model", required=True, help="a configured embedded or Ollama model")
 @click.option("--task", type=click.Choice(ELIGIBILITY_TASKS), required=True)
 @click.option("--prompt", type=click.Choice(PROMPT_STYLES), required=True)
 @click.option("--quant", type=click.Choice((SHIPPED, *REQUANT_TYPES)), default=SHIPPED, show_default=True)
@@ -97,7 +132,7 @@ def open_model(
 @_config
 @_data_dir
 @_bfcl_dir
-@click.option("--n-threads", type=int, default=None)
+@click.option("--n-threads", type=int, default=None, help="CPU threads of an embedded model (Ollama: unused)")
 @click.option("--limit", type=int, default=None, help="score at most this many new items (smoke tests)")
 @click.option("--cache-check/--no-cache-check", default=True, help="score the first item uncached and cached")
 def run(

@@ -20,7 +20,7 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slmbench.harness.ledger import _cut_torn_tail
-from slmbench.vocab import EligibilityTask, PromptStyle, Split
+from slmbench.vocab import EligibilityTask, PromptStyle, ReplyMatch, Split
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = "1.0"
@@ -58,9 +58,13 @@ class RunHeader(BaseModel):
     created: str = ""
 
     def same_configuration(self, other: RunHeader) -> list[str]:
-        """The fields that differ in a way that forbids appending ``other``'s items to this file."""
+        """The fields that differ in a way that forbids appending ``other``'s items to this file (a served
+        model's digest included)."""
         keys = ("task", "prompt", "model", "quant", "split_seed", "prompt_hash", "scoring", "weights_sha256")
-        return [k for k in keys if getattr(self, k) != getattr(other, k)]
+        differ = [k for k in keys if getattr(self, k) != getattr(other, k)]
+        if self.backend.get("digest") != other.backend.get("digest"):
+            differ.append("backend.digest")
+        return differ
 
 
 class ItemRecord(BaseModel):
@@ -80,8 +84,27 @@ class ItemRecord(BaseModel):
     in_prompt: bool = Field(default=False, description="the item is one of the prompt's few-shot examples")
     first_tokens_unique: bool = True
     n_item_tokens: int = Field(ge=0)
-    n_evals: int = Field(ge=0, description="extra single-token decodes for multi-token candidates")
+    n_evals: int = Field(
+        ge=0, description="extra single-token decodes for multi-token candidates (a served model: requests)"
+    )
     latency_s: float = Field(ge=0)
+    generated: str | None = Field(default=None, description="the reply as generated (generating rules only)")
+    match: ReplyMatch | None = Field(
+        default=None, description="how the reply matched a candidate; 'none': it named none (counts as wrong)"
+    )
+
+    @property
+    def valid(self) -> bool:
+        """Whether the prediction is one of the candidates (False only for a reply that named none)."""
+        return self.match != "none"
+
+    def to_json(self) -> bytes:
+        """The record's line; the generating rules' fields are left out where unset (earlier files lack them)."""
+        unset = {k for k in _GENERATED_FIELDS if getattr(self, k) is None}
+        return self.model_dump_json(exclude=unset).encode("utf-8")
+
+
+_GENERATED_FIELDS = ("generated", "match")
 
 
 class RunRecordError(ValueError):
@@ -204,7 +227,7 @@ class RunWriter:
             raise RunRecordError(f"{self.path}: the header must be written first")
         if record.id in self.done:
             raise RunRecordError(f"{self.path}: item {record.id} is already recorded")
-        self._write(record.model_dump_json().encode("utf-8"))
+        self._write(record.to_json())
         self.done.add(record.id)
 
     def __exit__(

@@ -1,9 +1,11 @@
 """One eligibility run: a model scores every item of one task under one prompt, resumably.
 
-The run file gets a header (configuration, prompt hash and text, weights hash, backend and package versions,
-git commit, machine, and a cache check: the first item scored with and without the cached prefix), then one
-line per item in data-set order. Items already in the file are skipped, so a killed run resumes where it
-stopped. Both splits are scored: calibration items feed the threshold diagnosis and the cascade.
+The run file gets a header (configuration, prompt hash and text, scoring rule, weights hash, backend and
+package versions, git commit, machine, and for an embedded model a cache check: the first item scored with and
+without the cached prefix), then one line per item in data-set order. Items already in the file are skipped,
+so a killed run resumes where it stopped. Both splits are scored: calibration items feed the threshold
+diagnosis and the cascade. An embedded model (``LogitModel``) is scored by ``Scorer``; a served model that
+scores under its own rule (``LabelModel``, e.g. Ollama) brings its scorer.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from slmbench.eligibility.datasets import POSITIVE, Item, stratum
-from slmbench.eligibility.prompts import PROMPT_VERSION, build_prompt
+from slmbench.eligibility.prompts import PROMPT_VERSION, Prompt, build_prompt
 from slmbench.eligibility.records import ItemRecord, RunHeader, RunWriter
-from slmbench.eligibility.scorer import SCORING_RULE, LogitModel, Scorer, cache_difference
+from slmbench.eligibility.scorer import ItemScorer, LabelModel, LogitModel, Scorer, cache_difference
 from slmbench.vocab import SHIPPED, EligibilityTask, Split
 
 log = logging.getLogger(__name__)
@@ -53,10 +55,17 @@ class RunSummary:
         return self.scored / self.seconds if self.scored and self.seconds > 0 else 0.0
 
 
+def make_scorer(model: LogitModel | LabelModel, prompt: Prompt, positive: str | None) -> ItemScorer:
+    """The scorer of a run: the model's own for a ``LabelModel``, else the logit ``Scorer``."""
+    if isinstance(model, LabelModel):
+        return model.make_scorer(prompt, positive)
+    return Scorer(model, prompt, positive)
+
+
 def make_header(
-    model: LogitModel,
+    model: LogitModel | LabelModel,
     identity: Identity,
-    scorer: Scorer,
+    scorer: ItemScorer,
     n_items: int,
     seed: int,
     cache_check: dict[str, Any] | None,
@@ -77,7 +86,7 @@ def make_header(
         prompt_version=PROMPT_VERSION,
         instructions=prompt.instructions,
         example_ids=list(prompt.example_ids),
-        scoring=SCORING_RULE,
+        scoring=scorer.rule,
         n_items=n_items,
         weights_sha256=identity.weights_sha256,
         quantisation=identity.quantisation,
@@ -92,7 +101,7 @@ def make_header(
 
 
 def run_task(
-    model: LogitModel,
+    model: LogitModel | LabelModel,
     identity: Identity,
     task: EligibilityTask,
     style: str,
@@ -103,9 +112,12 @@ def run_task(
     limit: int | None = None,
     check_cache: bool = True,
 ) -> RunSummary:
-    """Score ``items`` (up to ``limit`` new ones) into ``out``, skipping ids already recorded there."""
+    """Score ``items`` (up to ``limit`` new ones) into ``out``, skipping ids already recorded there.
+
+    The cache check (``check_cache``) applies to the logit ``Scorer`` only; other scorers' headers record none.
+    """
     prompt = build_prompt(task, style, items, split, seed)
-    scorer = Scorer(model, prompt, POSITIVE.get(task))
+    scorer = make_scorer(model, prompt, POSITIVE.get(task))
     in_prompt = set(prompt.example_ids)
     started = time.perf_counter()
     placeholder = make_header(model, identity, scorer, len(items), seed, None)
@@ -114,7 +126,7 @@ def run_task(
         todo = [it for it in items if it.id not in writer.done]
         if writer.needs_header:
             check = None
-            if check_cache and items:
+            if check_cache and isinstance(scorer, Scorer) and items:
                 other = items[1] if len(items) > 1 else None
                 diff = cache_difference(scorer, items[0], other)
                 check = {"item": items[0].id, "other": other.id if other else None, "max_abs_diff": diff}
@@ -143,6 +155,8 @@ def run_task(
                     n_item_tokens=s.n_item_tokens,
                     n_evals=s.n_evals,
                     latency_s=s.latency_s,
+                    generated=s.generated,
+                    match=s.match,
                 )
             )
             scored += 1

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from slmbench.eligibility.datasets import Item, candidates
 from slmbench.eligibility.prompts import Prompt, item_text
+from slmbench.vocab import ReplyMatch
 
 SCORING_RULE = "joint-loglik-trie-v1"
 SENTINEL = "\u2063ITEM\u2063"
@@ -93,7 +94,11 @@ def log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
 
 @dataclass(frozen=True)
 class ItemScore:
-    """One item scored: candidate scores (log-likelihoods), ranking, prediction and cost."""
+    """One item scored: candidate scores, ranking, prediction and cost (and the reply, for a generating rule).
+
+    ``generated`` and ``match`` are set by rules that read a generated reply (``ollama_scorer``): its text and how
+    it was matched to a candidate.
+    """
 
     scores: dict[str, float]
     ranking: list[str]
@@ -103,6 +108,36 @@ class ItemScore:
     n_evals: int
     first_tokens_unique: bool
     latency_s: float
+    generated: str | None = None
+    match: ReplyMatch | None = None
+
+
+class ItemScorer(Protocol):
+    """What a run needs from a scorer: its prompt, the name of its scoring rule, and one item scored."""
+
+    prompt: Prompt
+    rule: str
+
+    def score(self, item: Item, cached: bool = True) -> ItemScore:
+        """Score ``item``; ``cached=False`` asks for the uncached path where the scorer has one."""
+        ...
+
+
+@runtime_checkable
+class LabelModel(Protocol):
+    """A served model that scores items under a rule of its own (it gives no raw logits), e.g. through Ollama."""
+
+    def make_scorer(self, prompt: Prompt, positive: str | None) -> ItemScorer:
+        """The scorer of one run under ``prompt`` (``positive``: the binary task's positive label)."""
+        ...
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Backend identity for the run header."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection."""
+        ...
 
 
 def split_prompt(model: LogitModel, prompt: Prompt) -> tuple[str, str]:
@@ -151,6 +186,8 @@ def trie_scores(
 
 class Scorer:
     """Scores the items of one task under one prompt with one model, the prompt prefix cached."""
+
+    rule = SCORING_RULE
 
     def __init__(self, model: LogitModel, prompt: Prompt, positive: str | None = None) -> None:
         self.model = model
