@@ -1,5 +1,6 @@
 """config.yaml: the shipped file validates; a bad one names the field."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,10 @@ def test_an_ollama_model_cannot_be_requantised(plan):
     where = next(iter(plan))
     with pytest.raises(ConfigError, match=rf"eligibility\.{where}: 'llama3\.2-3b' is an Ollama model"):
         parse_config(_with_ollama_model(**plan))
+
+
+def test_every_file_the_config_names_exists() -> None:
+    """A path in config.yaml's comments (a schema, a module, a document) names a file of the repository."""
+    pattern = r"\b((?:code|docs|data|paper|bench)/[\w./-]+\.(?:py|yaml|md|smk))"
+    named = re.findall(pattern, (ROOT / "config.yaml").read_text())
+    assert named and [p for p in named if not (ROOT / p).is_file()] == []
