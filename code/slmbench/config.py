@@ -88,6 +88,16 @@ class ModelSpec(BaseModel):
     weights: WeightsSpec | None = None
     ollama_tag: str | None = None
 
+    @property
+    def embedded(self) -> bool:
+        """A pinned GGUF run in-process by llama.cpp (what the eligibility study can requantise)."""
+        return self.backend == "llamacpp" and self.weights is not None
+
+    @property
+    def served(self) -> bool:
+        """A model served by Ollama."""
+        return self.backend == "ollama"
+
 
 class NullControl(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -296,7 +306,7 @@ class StudyConfig(BaseModel):
             return self
         for name in plan.models:
             spec = self.models.get(name)
-            if spec is None or not (spec.weights is not None or spec.backend == "ollama"):
+            if spec is None or not (spec.embedded or spec.served):
                 raise ValueError(
                     f"eligibility.models: {name!r} is not a configured embedded model or Ollama model"
                 )
@@ -306,12 +316,12 @@ class StudyConfig(BaseModel):
         ):
             for name in names:
                 spec = self.models.get(name)
-                if spec is not None and spec.backend == "ollama":
+                if spec is not None and spec.served:
                     raise ValueError(
                         f"eligibility.{where}: {name!r} is an Ollama model; only embedded GGUF models are "
                         "requantised (score it in eligibility.models)"
                     )
-                if spec is None or spec.weights is None:
+                if spec is None or not spec.embedded:
                     raise ValueError(f"eligibility.{where}: {name!r} is not a configured embedded model")
         return self
 
@@ -324,16 +334,12 @@ class StudyConfig(BaseModel):
         if self.eligibility is None:
             return []
         return self.eligibility.models or [
-            m for m, spec in self.models.items() if spec.weights is not None or spec.backend == "ollama"
+            m for m, spec in self.models.items() if spec.embedded or spec.served
         ]
 
     def requantisable_models(self) -> list[str]:
         """The eligibility study's models with embedded weights (only these have requantised variants)."""
-        return [
-            m
-            for m in self.eligibility_models()
-            if self.models[m].weights is not None and self.models[m].backend != "ollama"
-        ]
+        return [m for m in self.eligibility_models() if self.models[m].embedded]
 
     def eligibility_variants(self) -> list[tuple[str, str]]:
         """(model, llama.cpp type) of every requantised variant of the eligibility study."""

@@ -111,7 +111,6 @@ PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
 """Prompt formulations of the eligibility study (``slmbench.eligibility.prompts``)."""
 
 ReplyMatch = Literal["exact", "prefix", "none"]
-REPLY_MATCHES: tuple[ReplyMatch, ...] = get_args(ReplyMatch)
 """How a generated reply was matched to a candidate answer (``eligibility.ollama_scorer``): it is the candidate,
 it starts with the candidate, or it names none (the item counts as wrong)."""
 

@@ -88,23 +88,20 @@ class ItemRecord(BaseModel):
         ge=0, description="extra single-token decodes for multi-token candidates (a served model: requests)"
     )
     latency_s: float = Field(ge=0)
-    generated: str | None = Field(default=None, description="the reply as generated (generating rules only)")
+    # Set by generating rules only; left out of the line where unset, so earlier files' lines are unchanged.
+    generated: str | None = Field(
+        default=None, exclude_if=lambda v: v is None, description="the reply as generated"
+    )
     match: ReplyMatch | None = Field(
-        default=None, description="how the reply matched a candidate; 'none': it named none (counts as wrong)"
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="how the reply matched a candidate; 'none': it named none (counts as wrong)",
     )
 
     @property
     def valid(self) -> bool:
         """Whether the prediction is one of the candidates (False only for a reply that named none)."""
         return self.match != "none"
-
-    def to_json(self) -> bytes:
-        """The record's line; the generating rules' fields are left out where unset (earlier files lack them)."""
-        unset = {k for k in _GENERATED_FIELDS if getattr(self, k) is None}
-        return self.model_dump_json(exclude=unset).encode("utf-8")
-
-
-_GENERATED_FIELDS = ("generated", "match")
 
 
 class RunRecordError(ValueError):
@@ -227,7 +224,7 @@ class RunWriter:
             raise RunRecordError(f"{self.path}: the header must be written first")
         if record.id in self.done:
             raise RunRecordError(f"{self.path}: item {record.id} is already recorded")
-        self._write(record.to_json())
+        self._write(record.model_dump_json().encode("utf-8"))
         self.done.add(record.id)
 
     def __exit__(
