@@ -131,3 +131,10 @@ def test_each_side_selects_exactly_its_paired_trials() -> None:
     df = trials()
     numbers = [n.to_dict() for n in compute(df, None, PARAMS).numbers]
     assert count_mismatches(numbers, df) == []
+
+
+def test_pairs_that_cross_kinds_of_cpu_are_counted() -> None:
+    df = trials().assign(cpu="AMD EPYC")
+    assert _numbers(df)["scaf.n.cross-cpu"] == 0
+    crossed = (df["scaffold"] == "react") & (df["model"] == "a:1b")
+    assert _numbers(df.assign(cpu=df["cpu"].where(~crossed, "Intel Xeon")))["scaf.n.cross-cpu"] == 6

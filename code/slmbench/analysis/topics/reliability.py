@@ -18,6 +18,7 @@ from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
 from slmbench.analysis.topics.common import PKG, SCORED, model_info, primary_rows, scored
+from slmbench.analysis.topics.common.machine import run_machine
 from slmbench.analysis.topics.flips import (
     PROMPT,
     cells,
@@ -76,6 +77,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("rel.n.trials", len(df), prov),
         nb.count("rel.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
     ]
+    res.numbers += run_machine("rel.set", df, sel, "primary reliability trials")
     ssel: Selection = {**sel, **SCORED}  # the selection of sc
     info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
     cons_all = sc[(sc["dimension"] == "consistency") & (sc["variant"] == "original")]

@@ -22,7 +22,7 @@ from slmbench.analysis.topics.common.rows import (
     model_info,
     scored,
 )
-from slmbench.analysis.topics.common.units import effective_n, unit_rate, unit_shares
+from slmbench.analysis.topics.common.units import unit_rate, unit_shares
 
 
 def top_model(
@@ -81,10 +81,7 @@ def accuracy_block(
             alpha=alpha,
         )
         out += nb.rate_numbers(f"{prefix}.acc.{nb.slug(model)}", r, prov)
-        out += [
-            nb.count(f"{prefix}.acc.{nb.slug(model)}.units", units, prov),
-            nb.count(f"{prefix}.acc.{nb.slug(model)}.n-eff", effective_n(mine), prov),
-        ]
+        out.append(nb.count(f"{prefix}.acc.{nb.slug(model)}.units", units, prov))
         if info.loc[model, "is_base"]:
             out.append(nb.flag(f"{prefix}.base.{nb.slug(model)}", True, prov))
         rows.append(

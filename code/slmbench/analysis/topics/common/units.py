@@ -2,8 +2,7 @@
 
 With k repeats of each task the trials are not independent: at T=0 the repeats of a task are most often
 byte-identical, so k repeats carry the information of one. A model's accuracy is therefore the mean over its
-tasks of each task's pass share, its interval counts tasks, two models are compared task by task (paired), and
-a design's effective n counts a task once per distinct transcript.
+tasks of each task's pass share, its interval counts tasks, and two models are compared task by task (paired).
 """
 
 from __future__ import annotations
@@ -33,20 +32,3 @@ def unit_rate(df: pd.DataFrame, alpha: float) -> Rate:
     k, n = int(rows["passed"].astype(bool).sum()), len(rows)
     rate = float(shares.mean()) if len(shares) else float("nan")
     return Rate(k=k, n=n, rate=rate, lo=lo, hi=hi)
-
-
-def effective_n(df: pd.DataFrame) -> int:
-    """Scored rows counted once per distinct transcript of their unit: identical repeats count once.
-
-    Rows of several models (or temperatures, or protocols) count apart. A row without a transcript hash counts on
-    its own.
-    """
-    rows = scored(df)
-    if rows.empty:
-        return 0
-    sha = rows["transcript_sha256"] if "transcript_sha256" in rows else pd.Series(None, index=rows.index)
-    hashed = rows[sha.notna()]
-    apart = [c for c in ("model", "temperature", "protocol") if c in rows]
-    key = [*apart, *UNIT, "transcript_sha256"]
-    distinct = hashed.groupby(key, sort=False, dropna=False).ngroups if len(hashed) else 0
-    return int(distinct + sha.isna().sum())

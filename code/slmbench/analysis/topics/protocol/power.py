@@ -10,7 +10,8 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.selection import Selected
-from slmbench.analysis.topics.common.units import effective_n
+from slmbench.analysis.topics.common import scored
+from slmbench.analysis.topics.common.units import UNIT
 from slmbench.analysis.topics.protocol.conditions import FULL, scored_rows
 
 POWER = 0.8
@@ -25,6 +26,23 @@ def detectable_difference(n: int, baseline: float, alpha: float, power: float = 
     h = float(NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=alpha, power=power, ratio=1.0))
     p2 = math.sin(math.asin(math.sqrt(baseline)) + h / 2) ** 2
     return min(1.0, p2) - baseline
+
+
+def effective_n(df: pd.DataFrame) -> int:
+    """Scored rows counted once per distinct transcript of their unit: identical repeats count once.
+
+    Rows of several models (or temperatures, or protocols) count apart. A row without a transcript hash counts on
+    its own.
+    """
+    rows = scored(df)
+    if rows.empty:
+        return 0
+    sha = rows["transcript_sha256"] if "transcript_sha256" in rows else pd.Series(None, index=rows.index)
+    hashed = rows[sha.notna()]
+    apart = [c for c in ("model", "temperature", "protocol") if c in rows]
+    key = [*apart, *UNIT, "transcript_sha256"]
+    distinct = hashed.groupby(key, sort=False, dropna=False).ngroups if len(hashed) else 0
+    return int(distinct + sha.isna().sum())
 
 
 def power(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
