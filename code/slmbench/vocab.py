@@ -20,6 +20,8 @@ NULL_CONTROL = "null_control"
 
 PlanKind = Literal["primary", "null_control", "scaffold", "context", "protocol"]
 PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
+COMPARISON_KINDS: tuple[PlanKind, ...] = PLAN_KINDS[2:4]
+"""The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
 """Why a shard is planned (``slmbench.run.plan``): the primary condition, the null control, a scaffold or context
 comparison, the protocol study. A shard two of them plan alike is planned once, with both kinds."""
 
