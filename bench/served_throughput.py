@@ -8,7 +8,7 @@ counted). The same shard then runs sequentially in-process through the ``llamacp
 minute, the ratio to the served sequential run (N=1) and to the in-process run, and the infrastructure errors.
 The figures, the machine (``lscpu``) and the command go to ``--out`` (docs/benchmarks/served_throughput.md, which
 docs/models.md links). It loads a model and uses every core: run it on an otherwise idle machine (no shard
-running), through ``/work/logs/with-model`` where that queue exists:
+running):
 
     .venv/bin/python bench/served_throughput.py [--model smollm2-135m] [--tasks DA-1,SCH-1,...] [--n 1 2 4 8]
 """
