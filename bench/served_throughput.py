@@ -139,8 +139,16 @@ def main() -> None:
     served_id = f"{args.model}-served"
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="served-bench-") as tmp:
-        for n in args.n:
-            with LlamaServer(gguf, args.model, parallel=n, n_ctx=spec.n_ctx, threads=args.threads) as server:
+        # each N in flight against N slots; then the controls: N=1 again (is the server deterministic run to run?)
+        # and N=1 against the most slots (does the slot layout alone change a greedy reply?)
+        plan = [(n, n, "llama-server") for n in args.n]
+        if 1 in args.n:
+            plan += [(1, 1, "llama-server, rerun")]
+            plan += [(1, max(args.n), f"llama-server, {max(args.n)} slots")] if max(args.n) > 1 else []
+        for n, slots, label in plan:
+            with LlamaServer(
+                gguf, args.model, parallel=slots, n_ctx=spec.n_ctx, threads=args.threads
+            ) as server:
                 served = ModelSpec.model_validate(
                     {
                         **spec.model_dump(exclude={"weights", "chat_format"}),
@@ -151,8 +159,8 @@ def main() -> None:
                     }
                 )
                 shard = _shard(served_id, tasks, args.repeats, n, args)
-                runs.append(_timed("llama-server", shard, served, Path(tmp) / f"served_n{n}.jsonl"))
-            print(f"served, {n} in flight: {runs[-1].per_minute:.1f} trials/min", file=sys.stderr)
+                runs.append(_timed(label, shard, served, Path(tmp) / f"served_{len(runs)}.jsonl"))
+            print(f"{label}, {n} in flight: {runs[-1].per_minute:.1f} trials/min", file=sys.stderr)
         base = next((r for r in runs if r.n == 1), None)
         for i, run in enumerate(runs):
             if base is not None and run is not base:
@@ -171,7 +179,8 @@ def main() -> None:
         f" max_turns {args.max_turns}, max_tokens {args.max_tokens}; llama-server with --parallel N and"
         f" {args.threads} threads, its prompt cache on (the server's default). 'Records equal to N=1': trials whose"
         " record equals the sequential served run's with timings, fingerprint and provenance aside"
-        " (slmbench.records.compare): at T=0, whether batching requests changed a greedy reply.",
+        " (slmbench.records.compare): at T=0, whether batching requests, or the server's slot layout alone"
+        " (the sequential run against the most slots), changed a greedy reply; the rerun is the control.",
         "",
         "Command: `.venv/bin/python bench/served_throughput.py " + " ".join(sys.argv[1:]) + "`",
     ]
