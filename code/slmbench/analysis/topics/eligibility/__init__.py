@@ -15,7 +15,7 @@ prompt x quantisation) and task, on the test split:
   calibration-chosen threshold, then the model;
 * requantised variants against the shipped file of the same model and prompt, paired by item (``quant``);
 * the counts and phrases over all of them (``summary``), the runs recorded against the plan (``coverage``), each
-  task's items and baseline (``tasks``) and its second labelling pass (``agreement``).
+  task's items and baseline (``tasks``) and the agreement of its independent labelling pass (``agreement``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-@topic(reads=("baselines", "record", "second_pass"))
+@topic(reads=("baselines", "record", "independent"))
 def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
     """Eligibility, threshold diagnosis, cascade and requantisation from the runs and the baselines (see
     ``load_inputs``); ``params["planned_runs"]``, when given, is how many runs the study plans."""
@@ -83,7 +83,7 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
     res.numbers += quant_summary(qrows, prov)
     res.numbers += best_per_task(table)
     res.numbers += coverage(list(indexed), p.get("planned_runs"))
-    res.numbers += kappa_numbers(inputs.kappa)
+    res.numbers += kappa_numbers(inputs.independent)
     res.tables["tasks"] = task_rows
     res.tables["configs"] = table
     res.tables["diagnosis"] = [r for r in table if r["task"] in BINARY_TASKS]

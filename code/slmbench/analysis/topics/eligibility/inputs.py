@@ -1,5 +1,5 @@
-"""What the topic reads: the raw eligibility runs, the baselines' predictions and each task's second labelling
-pass, named by the topic's parameters, with the sha256 of every file read."""
+"""What the topic reads: the raw eligibility runs, the baselines' predictions and each task's independent
+labelling pass, named by the topic's parameters, with the sha256 of every file read."""
 
 from __future__ import annotations
 
@@ -9,23 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from slmbench.analysis.topics import topic_inputs
+from slmbench.analysis.topics.eligibility.agreement import IndependentPass, read_pass
 
 
 @dataclass(frozen=True)
 class EligibilityInputs:
     """What the topic reads: the runs (each ``{"file", "header", "items"}``), the baselines' document and each
-    task's agreement of its blind second labelling pass (``{"kappa", "n", "agree", "file"}``, by task)."""
+    task's independent labelling pass, by task."""
 
     runs: list[dict[str, Any]] = field(default_factory=list)
     baselines: dict[str, Any] | None = None
-    kappa: dict[str, dict[str, Any]] = field(default_factory=dict)
+    independent: dict[str, IndependentPass] = field(default_factory=dict)
 
 
 @topic_inputs
 def load_inputs(params: dict[str, Any]) -> tuple[EligibilityInputs, dict[str, Any]]:
-    """Read the files named by ``params["records"]``, ``params["baselines"]`` and ``params["second_pass"]``;
-    return them and their hashes."""
-    from slmbench.eligibility.kappa import compare, read_labels
+    """Read the files named by ``params["records"]``, ``params["baselines"]`` and ``params["independent"]``
+    (each ``<data>/<task>/independent/labels.jsonl``); return them and the hashes of every file read."""
     from slmbench.eligibility.records import read_run
     from slmbench.records.hashing import sha256_file
 
@@ -41,13 +41,9 @@ def load_inputs(params: dict[str, Any]) -> tuple[EligibilityInputs, dict[str, An
         bpath = Path(params["baselines"])
         baselines = json.loads(bpath.read_text(encoding="utf-8"))
         files[str(bpath)] = sha256_file(bpath)
-    kappa: dict[str, dict[str, Any]] = {}
-    for second in sorted(Path(p) for p in params.get("second_pass") or []):
-        first = second.parent / "items.jsonl"
-        agreement = compare(read_labels(first), read_labels(second))
-        kappa[second.parent.name] = {
-            "kappa": agreement.kappa, "n": agreement.n, "agree": agreement.agree, "file": str(second),
-        }  # fmt: skip
-        files[str(second)] = sha256_file(second)
-        files[str(first)] = sha256_file(first)
-    return EligibilityInputs(runs, baselines, kappa), {"input_sha256": files}
+    independent: dict[str, IndependentPass] = {}
+    for labels in sorted(Path(p) for p in params.get("independent") or []):
+        task, found, read = read_pass(labels)
+        independent[task] = found
+        files.update({str(p): sha256_file(p) for p in read})
+    return EligibilityInputs(runs, baselines, independent), {"input_sha256": files}

@@ -2,10 +2,8 @@
 its registration as a topic of its own inputs."""
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from tests.fixtures.eligibility import synthetic_baselines, synthetic_runs
 
@@ -36,39 +34,25 @@ def test_analyze_cli_reads_run_files(tmp_path: Path) -> None:
         files.append(str(path))
     out = tmp_path / "eligibility.json"
     args = [a for f in files for a in ("--record", f)]
+    labels = Path("data/eligibility/reranking/independent/labels.jsonl")
+    args += ["--independent", str(labels)]
     result = CliRunner().invoke(
         main,
         ["analyze", "eligibility", *args, "--baselines", str(base), "--out", str(out), "--planned-runs", "9"],
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
-    assert doc["topic"] == "eligibility" and set(doc["params"]["input_sha256"]) == {*files, str(base)}
+    read = set(doc["params"]["input_sha256"])
+    assert doc["topic"] == "eligibility" and read >= {*files, str(base), str(labels)}
+    assert read - {*files, str(base)} == {
+        str(labels),
+        str(labels.with_name("codes.jsonl")),
+        "data/eligibility/reranking/items.jsonl",
+    }
+    assert any(n["key"] == "elig.kappa.reranking.label.as-came.n" for n in doc["numbers"])
     assert any(
         n["key"] == f"{K}.m-b.terse.shipped.diagnosis" and n["value"] == "calibration" for n in doc["numbers"]
     )
     assert any(n["key"] == "elig.n.runs-planned" and n["value"] == 9 for n in doc["numbers"])
     missing = CliRunner().invoke(main, ["analyze", "eligibility", *args, "--out", str(out)])
     assert missing.exit_code != 0 and "needs --baselines" in missing.output
-
-
-def test_data_counts_and_second_pass_kappa(tmp_path: Path) -> None:
-    from tests.fixtures.eligibility import write_jsonl
-
-    folder = tmp_path / "command_approval"
-    write_jsonl(folder / "items.jsonl", [{"id": i, "label": lab} for i, lab in [*TEST_LABELS]])
-    second = [{"id": i, "label": "deny" if n < 2 else lab} for n, (i, lab) in enumerate(TEST_LABELS)]
-    write_jsonl(folder / "labels2.jsonl", second)
-    inputs, read = load_inputs({"second_pass": [str(folder / "labels2.jsonl")]})
-    res = compute(replace(inputs, baselines=synthetic_baselines()), {})
-    n = {x.key: x for x in res.numbers}
-    # 20 items, 10 approve / 10 deny; the second pass turns 2 approve into deny:
-    # p_o = 18/20, p_e = 0.5 * 0.4 + 0.5 * 0.6 = 0.5, kappa = 0.4 / 0.5 = 0.8
-    assert n["elig.command-approval.kappa"].value == pytest.approx(0.8)
-    assert n["elig.command-approval.kappa.disagree"].value == 2
-    assert n["elig.phrase.kappa.command-approval"].text == "$\\kappa = 0.80$ over 20 items"
-    assert n["elig.phrase.kappa.reranking"].text.startswith("not yet measured")
-    assert n["elig.command-approval.n.approve"].value == 16 and n["elig.command-approval.n.deny"].value == 15
-    assert str(folder / "labels2.jsonl") in read["input_sha256"]
-
-
-TEST_LABELS = [(f"t{i:02d}", "approve" if i < 10 else "deny") for i in range(20)]
