@@ -154,9 +154,9 @@ def elig_recorded_runs(wildcards):
     return sorted(str(p) for p in RAW_DIR.rglob("*.jsonl"))
 
 
-def elig_second_passes(wildcards):
-    """The blind second labelling passes recorded (``data/eligibility/<task>/labels_second_pass.jsonl``)."""
-    return sorted(str(p) for p in Path(ELIG_DATA).glob("*/labels_second_pass.jsonl"))
+def elig_independent_passes(wildcards):
+    """The independent labelling passes recorded (``data/eligibility/<task>/independent/labels.jsonl``)."""
+    return sorted(str(p) for p in Path(ELIG_DATA).glob("*/independent/labels.jsonl"))
 
 
 # Analysis and figure inputs, generated from the topic and figure registries.
@@ -171,7 +171,7 @@ ANALYSIS_INPUTS = {
     "control": f"{PROCESSED}/control.json",
     "baselines": str(BASELINES),
     "record": elig_recorded_runs,
-    "second_pass": elig_second_passes,
+    "independent": elig_independent_passes,
 }
 """Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
 paths (one option per file)."""

@@ -109,3 +109,11 @@ def test_every_disagreement_has_a_resolution_and_the_labels_stand():
         d["first"]["label"] == d["independent"]["label"]
         for d in agreement(DATA, "memory_write").disagreements
     )
+
+
+def test_after_resolution_every_recorded_resolution_is_applied():
+    resolved = [json.loads(line) for line in (DATA / "memory_write" / FOLDER / "resolution.jsonl").open()]
+    still = {r["id"] for r in resolved if r["resolved"] != r["independent"]}
+    after = agreement(DATA, "memory_write", resolved=True)
+    assert {d["id"] for d in after.disagreements} == still  # the others took the independent reading
+    assert after.category_agree == after.category_n - len(still)

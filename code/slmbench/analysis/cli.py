@@ -42,10 +42,10 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
     help="a raw eligibility run file, data/raw/eligibility/<config>/<task>_<prompt>.jsonl (topic eligibility)",
 )
 @click.option(
-    "--second-pass",
+    "--independent",
     multiple=True,
     type=_EXISTING,
-    help="a blind second labelling pass, <data>/<task>/labels_second_pass.jsonl beside items.jsonl (topic eligibility)",
+    help="an independent labelling pass, <data>/<task>/independent/labels.jsonl (topic eligibility)",
 )
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--bootstrap-seed", type=int, default=None, help="seed of every bootstrap resampling")
@@ -69,7 +69,7 @@ def analyze(
     control: Path | None,
     baselines: Path | None,
     records: tuple[Path, ...],
-    second_pass: tuple[Path, ...],
+    independent: tuple[Path, ...],
     out: Path,
     bootstrap_seed: int | None,
     n_boot: int | None,
@@ -80,7 +80,7 @@ def analyze(
     """Compute TOPIC into a JSON file of numbers and tables.
 
     Topics read the tidy tables (``--trials``); ``eligibility`` reads its raw run files (``--record``, once per
-    file), ``--baselines`` and any ``--second-pass`` instead.
+    file), ``--baselines`` and any ``--independent`` instead.
     """
     if topic in INPUT_TOPICS:
         if baselines is None:
@@ -99,7 +99,7 @@ def analyze(
         params.update(
             records=[str(p) for p in records],
             baselines=str(baselines),
-            second_pass=[str(p) for p in second_pass],
+            independent=[str(p) for p in independent],
             planned_runs=planned_runs,
         )
     doc = run_topic(topic, trials, events, params, summary)

@@ -109,21 +109,44 @@ def blind_labels(folder: Path) -> dict[str, dict[str, Any]]:
 
 RESOLUTION = "resolution.jsonl"
 """``<task>/independent/resolution.jsonl``: each disagreement resolved by the rubric (first, independent,
-resolved, reason); ``items.jsonl`` holds the resolved labels."""
+resolved, reason). ``first_labels`` undoes it on ``items.jsonl`` and ``resolved_labels`` applies it, whichever
+of the two ``items.jsonl`` keeps (the first, where the runs were scored with it)."""
+
+
+def resolutions(data_dir: Path, task: EligibilityTask) -> list[dict[str, Any]]:
+    """The recorded resolutions of ``task`` (none without a resolution file)."""
+    path = data_dir / task / FOLDER / RESOLUTION
+    return read_jsonl(path) if path.exists() else []
 
 
 def first_labels(data_dir: Path, task: EligibilityTask) -> list[dict[str, Any]]:
     """The items as the first labeller left them: ``items.jsonl`` with every recorded resolution undone."""
-    items = read_jsonl(data_dir / task / "items.jsonl")
-    path = data_dir / task / FOLDER / RESOLUTION
-    undo = {row["id"]: row["first"] for row in read_jsonl(path)} if path.exists() else {}
-    return [{**item, **undo.get(item["id"], {})} for item in items]
+    undo = {row["id"]: row["first"] for row in resolutions(data_dir, task)}
+    return [{**item, **undo.get(item["id"], {})} for item in read_jsonl(data_dir / task / "items.jsonl")]
+
+
+def resolved_labels(data_dir: Path, task: EligibilityTask) -> list[dict[str, Any]]:
+    """The items after resolution: the first labels with every recorded resolution applied."""
+    apply = {row["id"]: row["resolved"] for row in resolutions(data_dir, task)}
+    return [{**item, **apply.get(item["id"], {})} for item in first_labels(data_dir, task)]
+
+
+def pass_files(data_dir: Path, task: EligibilityTask) -> list[Path]:
+    """The files ``agreement`` reads for ``task``: the items, the key, the labels and any resolution."""
+    folder = data_dir / task / FOLDER
+    files = [
+        data_dir / task / "items.jsonl",
+        folder / "codes.jsonl",
+        folder / "labels.jsonl",
+        folder / RESOLUTION,
+    ]
+    return [path for path in files if path.exists()]
 
 
 def agreement(data_dir: Path, task: EligibilityTask, resolved: bool = False) -> BlindAgreement:
     """Compare ``<task>/independent/labels.jsonl`` with the first labels as they came (``resolved``: with the
-    labels after resolution, ``items.jsonl``), ids in the items' order."""
-    items = read_jsonl(data_dir / task / "items.jsonl") if resolved else first_labels(data_dir, task)
+    labels after resolution, ``resolved_labels``), ids in the items' order."""
+    items = resolved_labels(data_dir, task) if resolved else first_labels(data_dir, task)
     blind = blind_labels(data_dir / task / FOLDER)
     name = LABEL_FIELD[task]
     first = [str(item[name]) for item in items]

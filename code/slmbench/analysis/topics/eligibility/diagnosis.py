@@ -1,0 +1,45 @@
+"""Threshold diagnosis of a binary-task configuration: the margin cut-off with the most correct calibration items
+(few-shot examples left out), applied to test; a configuration that fails the bar is a ``calibration`` failure
+if the tuned cut-off makes it eligible, else a ``capability`` failure (``elig.<task>.<config>.tuned.…``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slmbench.analysis import numbers as nb
+from slmbench.analysis.numbers import Number
+from slmbench.analysis.stats_rates import is_eligible, wilson_interval
+from slmbench.analysis.stats_threshold import apply_margin, tune_margin
+from slmbench.analysis.topics.eligibility.common import PKG, finite, provenance, threshold_number
+from slmbench.analysis.topics.eligibility.runs import Run
+from slmbench.eligibility.datasets import POSITIVE
+
+
+def diagnosis(run: Run, base_acc: float, eligible: bool, alpha: float, row: dict[str, Any]) -> list[Number]:
+    """The tuned cut-off, the test accuracy under it and the failure's class (added to ``row``)."""
+    pos = POSITIVE[run.task]  # type: ignore[index]
+    cal, test = run.calibration.rows, run.test.rows
+    cut = tune_margin([float(m) for m in cal["margin"]], [lab == pos for lab in cal["label"]])
+    n = len(test)
+    kt = apply_margin(
+        [float(m) for m in test["margin"]], [lab == pos for lab in test["label"]], cut.threshold
+    )
+    tuned = wilson_interval(kt, n, alpha)
+    tuned_ok = is_eligible(kt, n, base_acc, 0.0, alpha) if n else False
+    diagnosed = "eligible" if eligible else ("calibration" if tuned_ok else "capability")
+    prov = provenance(
+        f"{PKG}.stats_threshold.tune_margin", run.tuned.selection,
+        "margin cut-off with the most correct calibration items (few-shot examples excluded), applied to test",
+        alpha=alpha,
+    )  # fmt: skip
+    row.update(
+        threshold=finite(cut.threshold), threshold_text=str(cut.threshold), tuned_k=kt, tuned_acc=finite(tuned.rate),
+        tuned_lo=finite(tuned.lo), tuned_hi=finite(tuned.hi), tuned_eligible=tuned_ok, diagnosis=diagnosed,
+        n_cal=cut.n,
+    )  # fmt: skip
+    return [
+        threshold_number(f"{run.key}.tuned.threshold", cut.threshold, prov),
+        *nb.rate_numbers(f"{run.key}.tuned.acc", tuned, prov),
+        nb.flag(f"{run.key}.tuned.eligible", tuned_ok, prov),
+        nb.text(f"{run.key}.diagnosis", diagnosed, prov),
+    ]

@@ -1,0 +1,18 @@
+"""Thresholds tuned on a calibration split: candidates, the chosen cut and its tie-break."""
+
+import math
+
+from slmbench.analysis.stats_threshold import candidate_cuts, reciprocal_rank, tune_cascade, tune_margin
+
+
+def test_threshold_statistics() -> None:
+    assert candidate_cuts([3.0, 1.0, 1.0]) == [-math.inf, 2.0, math.inf]
+    assert tune_margin([], []).threshold == 0.0
+    # ties between cut-offs: the one closest to 0 wins
+    cut = tune_margin([-2.0, 2.0], [False, True])
+    assert cut.threshold == 0.0 and cut.k == 2
+    assert tune_margin([1.0, 2.0], [True, True]).threshold == -math.inf
+    # cascade ties go to fewer model calls
+    assert tune_cascade([0.5, 0.5], [True, True], [True, True]).threshold == -math.inf
+    assert tune_cascade([0.1, 0.2], [False, False], [True, True]).threshold == math.inf
+    assert reciprocal_rank(["b", "a"], "a") == 0.5 and reciprocal_rank(["b"], "a") == 0.0

@@ -1,0 +1,22 @@
+"""Threshold diagnosis on the synthetic study: B has every margin shifted down by 3 (default decision always
+deny: 10/20; the tuned cut-off fixes it: a calibration failure), C the same margin for every item (no cut-off
+helps: a capability failure)."""
+
+import pytest
+from tests.fixtures.eligibility import study_numbers, synthetic_runs
+
+K = "elig.command-approval"
+
+
+def test_threshold_diagnosis() -> None:
+    n, tables = study_numbers(synthetic_runs())
+    b, c = f"{K}.m-b.terse.shipped", f"{K}.m-c.terse.shipped"
+    assert n[f"{b}.acc.k"] == 10 and n[f"{b}.eligible"] == "no"
+    assert n[f"{b}.tuned.threshold"] == pytest.approx(-3.0)  # midpoint of -5 (deny) and -1 (approve)
+    assert n[f"{b}.tuned.acc.k"] == 20 and n[f"{b}.tuned.eligible"] == "yes"
+    assert n[f"{b}.diagnosis"] == "calibration"
+    assert n[f"{c}.diagnosis"] == "capability" and n[f"{c}.tuned.acc.k"] == 10
+    assert n[f"{K}.m-a.terse.shipped.diagnosis"] == "eligible"
+    row = next(r for r in tables["diagnosis"] if r["model"] == "m-b")
+    assert row["n_cal"] == 10  # the few-shot example (in_prompt) is left out of the tuning
+    assert (n["elig.n.diag.failing"], n["elig.n.diag.calibration"], n["elig.n.diag.capability"]) == (2, 1, 1)
