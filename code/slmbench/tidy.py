@@ -31,6 +31,7 @@ from slmbench.records import schema as rec
 from slmbench.records.hashing import sha256_file, source_sha256
 from slmbench.records.ledger import RawRecordError, iter_records
 from slmbench.records.shard_cache import Frames, ShardCache, cache_options, concat, concat_arrow, map_shards
+from slmbench.run import roles
 from slmbench.tasks.loader import task_index
 from slmbench.vocab import DIMENSIONS, ELIGIBILITY_RAW
 
@@ -290,34 +291,16 @@ def _dictionary_encoded(table: pa.Table) -> pa.Table:
     return table
 
 
-def _primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
-    """Whether each trial ran in the study's primary condition: the config's scaffold, parser mode, protocol
-    and limits and the model's configured context window, and is not a rerun. Other trials belong to
-    comparison shards."""
-    windows = {m: spec.n_ctx for m, spec in config.models.items()}
-    configured = frame["model"].map(windows).astype(float)  # a model the config lacks: missing
-    same_ctx = frame["n_ctx"].isna() | configured.isna() | (frame["n_ctx"] == configured)
-    same_limits = (frame["max_turns"].isna() | (frame["max_turns"] == config.max_turns)) & (
-        frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
-    )
-    return (
-        (frame["scaffold"] == config.scaffold)
-        & (frame["parser_mode"] == config.parser_mode)
-        & (frame["protocol"] == config.protocol)
-        & same_ctx
-        & same_limits
-        & frame["rerun"].isna()
-    )
-
-
 def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
-    """A configured model's size and kind (base or instruction-tuned) from the config; ``primary``."""
+    """A configured model's size and kind (base or instruction-tuned) from the config; each trial's role in the
+    plan (``primary``, ``comparison``: ``slmbench.run.roles``)."""
     sizes = {m: spec.params_b for m, spec in config.models.items()}
     bases = {m: not spec.instruct for m, spec in config.models.items()}
     known = frame["model"].isin(list(sizes))
     frame["params_b"] = frame["model"].map(sizes).astype(float).where(known, frame["params_b"]).astype(float)
     frame["is_base"] = frame["model"].map(bases).astype(object).where(known, frame["is_base"]).astype(bool)
-    frame["primary"] = _primary(frame, config)
+    frame["primary"] = roles.primary(frame, config)
+    frame["comparison"] = roles.comparison(frame, config)
     return frame
 
 
@@ -420,13 +403,12 @@ def _merged_column(mine: pa.ChunkedArray, external: pd.DataFrame | None, name: s
     return pa.chunked_array([pa.Array.from_pandas(both)])
 
 
-CONFIG_INPUTS = ["model", "params_b", "is_base", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
-                 "max_tokens", "rerun"]  # fmt: skip
+CONFIG_INPUTS = ["params_b", "is_base", *roles.INPUT_COLUMNS]
 """The columns ``apply_config`` reads."""
 
 
 def _with_config(ours: pa.Table, config: StudyConfig) -> pa.Table:
-    """``apply_config`` on the columns it reads, written back into the Arrow table (``primary`` appended). The
+    """``apply_config`` on the columns it reads, written back into the Arrow table (the roles appended). The
     model names go in as a category: each lookup then costs one per model, not one per trial."""
     inputs = ours.select(CONFIG_INPUTS)
     at = inputs.schema.get_field_index("model")
@@ -434,7 +416,8 @@ def _with_config(ours: pa.Table, config: StudyConfig) -> pa.Table:
     decided = apply_config(inputs.to_pandas(), config)
     for name in ("params_b", "is_base"):
         ours = ours.set_column(ours.schema.get_field_index(name), name, pa.Array.from_pandas(decided[name]))
-    return ours.append_column("primary", pa.Array.from_pandas(decided["primary"]))
+    ours = ours.append_column("primary", pa.Array.from_pandas(decided["primary"]))
+    return ours.append_column("comparison", pa.Array.from_pandas(decided["comparison"], type=pa.string()))
 
 
 def tidy_tables(

@@ -29,6 +29,7 @@ def _row(model: str, task: str, n_ctx: int, passed: bool, **kw: Any) -> dict[str
         "outcome": "success" if passed else "failure", "passed": passed, "n_ctx": n_ctx,
         "failure_class": None if passed else ("clock" if overflow else "capability"),
         "stop_reason": "context_overflow" if overflow else "final_answer", "primary": n_ctx == 4096,
+        "comparison": None if n_ctx == 4096 else "context",
         "peak_rss_mb": 900.0 if n_ctx == 4096 else 700.0,
     }  # fmt: skip
     row.update(kw)
@@ -41,7 +42,7 @@ def trials() -> pd.DataFrame:
         for i, (a, b) in enumerate(zip(full, small, strict=True)):
             rows.append(_row(model, f"T{i}", 4096, bool(a)))
             rows.append(_row(model, f"T{i}", 1024, bool(b)))
-    rows.append(_row("a:1b", "T0", 4096, True, scaffold="react", primary=False))  # another comparison
+    rows.append(_row("a:1b", "T0", 4096, True, scaffold="react", primary=False, comparison="scaffold"))
     rows.append(_row("a:1b", "T1", 2048, True, primary=False))  # a larger test window: not the smallest
     return pd.DataFrame(rows)
 

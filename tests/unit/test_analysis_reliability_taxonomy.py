@@ -248,6 +248,23 @@ def test_prompt_robustness_against_the_null_control_floor_as_the_reliability_top
     assert len(floor) == 4 and set(floor["repeat"]) == {0, 1}  # the capability runs and the first reruns
 
 
+def test_the_null_control_floor_pairs_the_first_capability_repeat_with_the_first_rerun() -> None:
+    """With k = 3 capability repeats the floor's first pair is the capability run and the first null-control
+    rerun, not two repeats of the capability run."""
+    rows = _robustness("R1", True, {"paraphrase": False})
+    rows += _null_control("m:1b", "T1", (True, False, False))
+    rows += [
+        trial(suite="capability", model="m:1b", task="T1", dimension=None, passed=True, repeat=r)
+        for r in (1, 2)
+    ]
+    n = compute(rows)
+    assert value(n, "tax.prompt.floor.m-1b.k") == 1 and value(n, "tax.prompt.floor.m-1b.n") == 1
+    rel = {x.key: x.value for x in get_topic("reliability")(pd.DataFrame(rows), None, PARAMS).numbers}
+    assert rel["rel.null.flip-rate.m-1b.k"] == 1
+    assert rel["rel.null.first-pair.divergence.n"] == 1  # the primary run and the first rerun
+    assert rel["rel.null.divergence.n"] == 3  # every pair of the three runs
+
+
 def test_a_missing_null_control_has_no_floor_and_says_so() -> None:
     n = compute(_robustness("R1", True, {"paraphrase": False}))
     assert value(n, "tax.prompt.floor.m-1b.n") == 0 and value(n, "tax.prompt.excess.m-1b") == "n/a"

@@ -36,7 +36,7 @@ def _row(model: str, task: str, scaffold: str, passed: bool, **kw: Any) -> dict[
         "params_b": size, "is_base": base, "temperature": 0.0, "repeat": 0, "scaffold": scaffold,
         "parser_mode": "repaired", "outcome": "success" if passed else "failure", "passed": passed,
         "failure_class": None if passed else ("clock" if scaffold == "native" else "no_tool_call"),
-        "primary": scaffold == "native", "n_ctx": 4096, "stop_reason": "final_answer" if passed else "max_turns",
+        "primary": scaffold == "native", "comparison": None if scaffold == "native" else "scaffold", "n_ctx": 4096, "stop_reason": "final_answer" if passed else "max_turns",
     }  # fmt: skip
     row.update(kw)
     return row
@@ -73,8 +73,8 @@ def test_pairs_are_same_task_both_scaffolds_without_infra_errors() -> None:
     pairs = paired(primary, other_rows(df, primary, "react"))
     assert len(pairs) == 18  # 3 models x 6 tasks; T9 has no valid twin
     assert set(pairs["task_id"]) == {f"T{i}" for i in range(6)}
-    other_window = df.assign(n_ctx=df["n_ctx"].where(df["scaffold"] == "native", 1024))
-    assert other_rows(other_window, primary, "react").empty  # a different context window is not a twin
+    unplanned = df.assign(comparison=None)
+    assert other_rows(unplanned, primary, "react").empty  # a shard the plan did not run for it is not a twin
 
 
 def test_paired_counts_and_exact_mcnemar_match_a_hand_count() -> None:
@@ -131,3 +131,10 @@ def test_each_side_selects_exactly_its_paired_trials() -> None:
     df = trials()
     numbers = [n.to_dict() for n in compute(df, None, PARAMS).numbers]
     assert count_mismatches(numbers, df) == []
+
+
+def test_pairs_that_cross_kinds_of_cpu_are_counted() -> None:
+    df = trials().assign(cpu="AMD EPYC")
+    assert _numbers(df)["scaf.n.cross-cpu"] == 0
+    crossed = (df["scaffold"] == "react") & (df["model"] == "a:1b")
+    assert _numbers(df.assign(cpu=df["cpu"].where(~crossed, "Intel Xeon")))["scaf.n.cross-cpu"] == 6

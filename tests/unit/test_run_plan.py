@@ -27,41 +27,58 @@ def stems(config: StudyConfig, model: str) -> dict[str, Shard]:
     return {s.key.stem(): s for s in plan_shards(config) if s.key.model == model}
 
 
-def test_the_legacy_plan_names_only_committed_shards() -> None:
-    planned = plan_shards(config_with(protocol="legacy"))
+def test_the_plan_names_only_committed_shards() -> None:
+    config = load_config(ROOT / "config.yaml")
+    planned = plan_shards(config)
     missing = [s.key.name for s in planned if not (RAW / f"{s.key.name}.jsonl").exists()]
     assert planned and missing == []
     assert len({s.key.name for s in planned}) == len(planned)
-    qwen = stems(config_with(protocol="legacy"), "qwen2.5-coder-1.5b")
-    assert {k: sorted(s.kinds) for k, s in qwen.items() if not k.startswith("capability_T0_native")} == {
-        "reliability_T0_native_repaired": ["primary"],
-        "null_control_T0_native_repaired": ["null_control"],
-        "capability_T0_react_repaired": ["scaffold"],
-        "capability_T0.3_native_repaired_p-full": ["protocol"],
-        "capability_T0.7_native_repaired_p-full": ["protocol"],
-        "capability_T1_native_repaired_p-full": ["protocol"],
+    qwen = stems(config, "qwen2.5-coder-1.5b")
+    wanted = {
+        "capability_T0_native_repaired_p-full": (["primary", "protocol"], 3),
+        "reliability_T0_native_repaired_p-full": (["primary"], 3),
+        "null_control_T0_native_repaired_p-full": (["null_control"], 2),
+        "capability_T0_react_repaired_p-full-react": (["scaffold"], 1),
+        "capability_T0_native_repaired_ctx1024_p-full": (["context"], 1),
+        "capability_T0_native_repaired": (["protocol"], 1),  # the legacy baseline of the protocol study
+        "capability_T0_native_repaired_p-full_rerun-2": (["protocol"], 1),
+        "capability_T0.3_native_repaired_p-full": (["protocol"], 3),
     }
-    assert qwen["null_control_T0_native_repaired"].repeats == 2
-    assert qwen["null_control_T0_native_repaired"].tasks == ("IR-1", "SCH-1", "DA-1", "COM-1", "COD-1")
-    assert qwen["capability_T0_native_repaired_p-full"].repeats == 3
-    gemma = stems(config_with(protocol="legacy"), "gemma3-270m")
+    assert {k: (sorted(qwen[k].kinds), qwen[k].repeats) for k in wanted} == wanted
+    assert qwen["null_control_T0_native_repaired_p-full"].tasks == ("IR-1", "SCH-1", "DA-1", "COM-1", "COD-1")
+    gemma = stems(config, "gemma3-270m")
     assert not [k for k in gemma if k.startswith(("capability_T0.3", "capability_T0.7", "capability_T1"))]
 
 
-def test_under_the_full_protocol_every_part_is_named_for_it_and_a_shared_shard_is_planned_once() -> None:
+def test_under_the_legacy_protocol_the_baseline_is_the_primary_shard_and_comparisons_take_their_own_protocol() -> (
+    None
+):
+    config = config_with(protocol="legacy", repeats=1)
+    plan = stems(config, "smollm2-135m")
+    assert sorted(plan["capability_T0_native_repaired"].kinds) == ["primary"]  # the baseline is the primary
+    assert "reliability_T0_native_repaired" in plan and "null_control_T0_native_repaired" in plan
+    assert "capability_T0_react_repaired_p-full-react" in plan  # the comparison's own protocol
+    assert "capability_T0_native_repaired_ctx1024" in plan
+    no_protocol = config_with(protocol="legacy", repeats=1, scaffold_comparison={"scaffolds": ["react"]})
+    assert "capability_T0_react_repaired" in stems(no_protocol, "smollm2-135m")
+    with pytest.raises(ConfigError, match=r"not defined under `protocols`"):
+        config_with(scaffold_comparison={"scaffolds": ["react"], "protocol": "nope"})
+
+
+def test_every_part_is_named_for_the_full_protocol_and_a_shared_shard_is_planned_once() -> None:
     config = config_with(protocol="full", repeats=3)
     plan = stems(config, "smollm2-135m")
     for stem in (
         "capability_T0_native_repaired_p-full",
         "reliability_T0_native_repaired_p-full",
         "null_control_T0_native_repaired_p-full",
-        "capability_T0_react_repaired_p-full",
+        "capability_T0_react_repaired_p-full-react",
         "capability_T0_native_repaired_ctx1024_p-full",
         "capability_T0_native_repaired_p-full_rerun-2",
         "capability_T0_native_repaired_p-full-no-answer",
     ):
         assert stem in plan, stem
-    assert not [s for s in plan if "_p-" not in s]
+    assert [s for s in plan if "_p-" not in s] == ["capability_T0_native_repaired"]  # the legacy baseline
     shared = plan["capability_T0_native_repaired_p-full"]
     assert shared.kinds == {"primary", "protocol"} and shared.repeats == 3
     assert [s.key.stem() for s in plan_shards(config)].count("capability_T0_native_repaired_p-full") == 4
@@ -76,8 +93,9 @@ def test_tasks_are_selected_per_suite_or_for_all_suites() -> None:
     assert selected_tasks(config, "capability") == ("IR-1", "DA-1")
     assert selected_tasks(config, "reliability") == ()
     plan = stems(config, "smollm2-135m")
-    assert plan["capability_T0_native_repaired"].tasks == ("IR-1", "DA-1")
-    assert plan["reliability_T0_native_repaired"].tasks == ()
+    assert plan["capability_T0_native_repaired_p-full"].tasks == ("IR-1", "DA-1")
+    assert plan["capability_T0_native_repaired"].tasks == ("IR-1", "DA-1")  # the legacy baseline too
+    assert plan["reliability_T0_native_repaired_p-full"].tasks == ()
     assert selected_tasks(config_with(tasks=["REL-CON-1"]), "reliability") == ("REL-CON-1",)
     with pytest.raises(
         ConfigError, match=r"^config.yaml: tasks.capability: 'REL-CON-1' is not a task of suite capability$"
@@ -95,7 +113,9 @@ def test_comparisons_plan_other_scaffolds_and_windows_only() -> None:
     with pytest.raises(ConfigError, match="repeats the primary scaffold"):
         config_with(scaffold_comparison={"scaffolds": ["native"]})
     plan = stems(config_with(context_comparison={"n_ctx": [1024, 4096]}), "smollm2-135m")
-    assert [s for s in plan if "_ctx" in s] == ["capability_T0_native_repaired_ctx1024"]  # 4096: configured
+    assert [s for s in plan if "_ctx" in s] == [
+        "capability_T0_native_repaired_ctx1024_p-full"
+    ]  # 4096: configured
     with pytest.raises(ConfigError, match="at least 256"):
         config_with(context_comparison={"n_ctx": [100]})
 
@@ -115,12 +135,14 @@ def test_a_key_by_hand_leaves_the_studys_own_settings_out_and_an_unplanned_shard
     None
 ):
     config = load_config(ROOT / "config.yaml")
-    key = shard_key(config, "smollm2-135m", "capability", 0.0, n_ctx=4096, max_turns=5, max_tokens=512)
+    key = shard_key(
+        config, "smollm2-135m", "capability", 0.0, protocol="legacy", n_ctx=4096, max_turns=5, max_tokens=512
+    )
     assert key.stem() == "capability_T0_native_repaired_tok512"
     assert shard_for(config, key) == Shard(key, config.repeats, ())
-    planned = shard_for(config, ShardKey.from_name("smollm2-135m/null_control_T0_native_repaired"))
+    planned = shard_for(config, ShardKey.from_name("smollm2-135m/null_control_T0_native_repaired_p-full"))
     assert planned.kinds == {"null_control"} and planned.repeats == 2
-    by_hand = shard_for(config, ShardKey.from_name("smollm2-135m/null_control_T0_native_repaired_p-full"))
+    by_hand = shard_for(config, ShardKey.from_name("smollm2-135m/null_control_T0_native_repaired"))
     assert (by_hand.repeats, by_hand.tasks, by_hand.kinds) == (2, planned.tasks, frozenset())
     with pytest.raises(
         ConfigError, match="study's own setting: its name is smollm2-135m/capability_T0_native_repaired$"

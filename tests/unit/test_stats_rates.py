@@ -45,3 +45,12 @@ def test_eligibility_uses_wilson_lower_bound() -> None:
     assert is_eligible(30, 31, baseline=0.2, margin=0.05)
     assert not is_eligible(10, 31, baseline=0.2, margin=0.05)  # rate 32% but lower bound below 25%
     assert not is_eligible(0, 0, baseline=0.0, margin=0.0)
+
+
+def test_the_wilson_interval_of_a_sum_of_shares_equals_the_whole_count_one() -> None:
+    from slmbench.analysis.stats_rates import wilson_interval, wilson_share_interval
+
+    r = wilson_interval(7, 31)
+    assert wilson_share_interval(7.0, 31) == pytest.approx((r.lo, r.hi))
+    lo, hi = wilson_share_interval(7.5, 31)
+    assert r.lo < lo < wilson_interval(8, 31).lo and r.hi < hi < wilson_interval(8, 31).hi

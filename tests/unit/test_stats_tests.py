@@ -60,3 +60,38 @@ def test_flip_binomial_by_hand() -> None:
 
 def test_exact_mcnemar_equals_binomial_on_discordant() -> None:
     assert mcnemar_p(10, 8, 1, 5) == pytest.approx(flip_binomial_p(8, 1))
+
+
+def test_paired_comparisons_are_exact_mcnemar_tests_on_the_common_tasks_with_bh() -> None:
+    """Against scipy's exact binomial test on the discordant tasks and statsmodels' Benjamini-Hochberg."""
+    import pandas as pd
+    from scipy.stats import binomtest
+    from statsmodels.stats.multitest import multipletests
+
+    from slmbench.analysis.stats_tests import pairwise_paired
+
+    tasks = [f"T{i}" for i in range(10)]
+    a = pd.Series([1, 1, 1, 1, 1, 1, 0, 0, 0, 0], index=tasks, dtype=float)
+    b = pd.Series([0, 0, 0, 0, 0, 1, 0, 0, 0, 0], index=tasks, dtype=float)
+    c = pd.Series([1, 1, 1, 1, 1, 1, 1, 0, 0], index=tasks[:9], dtype=float)  # one task fewer
+    got = {(x.first, x.second): x for x in pairwise_paired({"a": a, "b": b, "c": c})}
+    raw = {
+        ("a", "b"): binomtest(5, 5).pvalue,  # a alone passes 5 tasks, b alone none
+        ("a", "c"): binomtest(0, 1).pvalue,  # on the 9 common tasks c alone passes T6
+        ("b", "c"): binomtest(0, 6).pvalue,
+    }
+    adjusted = multipletests(list(raw.values()), method="fdr_bh")[1]
+    for (pair, p), p_adj in zip(raw.items(), adjusted, strict=True):
+        assert got[pair].p == pytest.approx(p) and got[pair].p_adj == pytest.approx(p_adj)
+
+
+def test_a_pair_without_a_discordant_task_has_no_test() -> None:
+    import math
+
+    import pandas as pd
+
+    from slmbench.analysis.stats_tests import pairwise_paired
+
+    same = pd.Series([1.0, 0.0], index=["T1", "T2"])
+    (only,) = pairwise_paired({"a": same, "b": same})
+    assert math.isnan(only.p) and math.isnan(only.p_adj) and not only.significant

@@ -10,7 +10,8 @@ _EXPORTS: dict[str, str] = {
     "Rate": "stats_rates", "cohens_h": "stats_rates", "is_eligible": "stats_rates",
     "newcombe_diff": "stats_rates", "wilson_interval": "stats_rates", "PairComparison": "stats_tests",
     "fisher_p": "stats_tests", "flip_binomial_p": "stats_tests", "mcnemar_p": "stats_tests",
-    "pairwise_fisher": "stats_tests",
+    "pairwise_fisher": "stats_tests", "pairwise_paired": "stats_tests", "paired_sign_p": "stats_tests",
+    "wilson_share_interval": "stats_rates",
 }  # fmt: skip
 """Where each re-exported name lives; imported on first use, so that importing a submodule (the topic registry
 that every Snakemake start reads) does not load scipy and statsmodels."""
@@ -26,4 +27,5 @@ __all__ = [
     "BootstrapResult", "Correlation", "Number", "Rate", "TopicResult", "cluster_bootstrap",
     "cohens_h", "pairwise_fisher", "PairComparison", "correlate", "fisher_p", "fisher_z_interval", "flip_binomial_p",
     "is_eligible", "mcnemar_p", "newcombe_diff", "pass_at_k", "pass_hat_k", "wilson_interval",
+    "pairwise_paired", "paired_sign_p", "wilson_share_interval",
 ]  # fmt: skip

@@ -254,7 +254,8 @@ def comparison(
     names: tuple[str, str],
     params: dict[str, Any],
 ) -> TopicResult:
-    """Everything a paired comparison reports: pooled and per-model blocks, bootstrap, failure shares.
+    """Everything a paired comparison reports: pooled and per-model blocks, bootstrap, failure shares, and how
+    many pairs crossed kinds of CPU (``<prefix>.n.cross-cpu``: greedy replies can differ between them).
 
     Args:
         prefix: Key prefix of the topic (``scaf``, ``ctx``).
@@ -272,6 +273,7 @@ def comparison(
         nb.text(f"{prefix}.other.name", names[1], prov),
         nb.count(f"{prefix}.n.models", pairs["model"].nunique(), prov),
         nb.count(f"{prefix}.n.tasks", pairs["task_id"].nunique(), prov),
+        nb.count(f"{prefix}.n.cross-cpu", int(cross_cpu(pairs).sum()), prov),
     ]
     nums, row = block(prefix, pairs, sides, names[1], alpha)
     res.numbers += nums

@@ -37,6 +37,19 @@ def wilson_interval(k: int, n: int, alpha: float = ALPHA) -> Rate:
     return Rate(k=int(k), n=int(n), rate=k / n, lo=float(lo), hi=float(hi))
 
 
+def wilson_share_interval(successes: float, n: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """Wilson score interval of ``successes / n`` where ``successes`` may be fractional (a sum of per-unit pass
+    shares); equal to ``wilson_interval``'s for whole counts. ``(nan, nan)`` when ``n == 0``."""
+    if n == 0:
+        return math.nan, math.nan
+    if not -1e-9 <= successes <= n + 1e-9:
+        raise ValueError(f"need 0 <= successes <= n, got {successes}, n={n}")
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, n, alpha=alpha, method="wilson")
+    return float(lo), float(hi)
+
+
 def newcombe_diff(k1: int, n1: int, k2: int, n2: int, alpha: float = ALPHA) -> tuple[float, float, float]:
     """Difference ``k1/n1 - k2/n2`` of independent proportions with Newcombe's hybrid score interval.
 
@@ -59,8 +72,8 @@ def cohens_h(p1: float, p2: float) -> float:
     return 2.0 * math.asin(math.sqrt(p1)) - 2.0 * math.asin(math.sqrt(p2))
 
 
-def is_eligible(k: int, n: int, baseline: float, margin: float, alpha: float = ALPHA) -> bool:
-    """Whether the Wilson lower bound of ``k / n`` beats ``baseline + margin``."""
+def is_eligible(k: float, n: int, baseline: float, margin: float, alpha: float = ALPHA) -> bool:
+    """Whether the Wilson lower bound of ``k / n`` beats ``baseline + margin`` (``k`` may be a sum of shares)."""
     if n == 0:
         return False
-    return wilson_interval(k, n, alpha).lo > baseline + margin
+    return wilson_share_interval(k, n, alpha)[0] > baseline + margin

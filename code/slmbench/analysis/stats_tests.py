@@ -1,4 +1,5 @@
-"""Hypothesis tests: pairwise Fisher exact (Benjamini-Hochberg across pairs), flips, McNemar."""
+"""Hypothesis tests: pairwise paired (exact McNemar) and unpaired (Fisher exact) model comparisons with
+Benjamini-Hochberg across pairs, flips, McNemar."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.stats import binomtest, fisher_exact
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
@@ -22,7 +24,7 @@ def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
 
 @dataclass(frozen=True)
 class PairComparison:
-    """A two-sided Fisher exact test of two models' accuracies, BH-adjusted over all pairs."""
+    """A two-sided test of two models' accuracies (paired or not), BH-adjusted over all pairs."""
 
     first: str
     second: str
@@ -52,6 +54,46 @@ def pairwise_fisher(counts: dict[str, tuple[int, int]], alpha: float = ALPHA) ->
         degenerate = (ra == rb == 0.0) or (ra == rb == 1.0)
         h = math.nan if degenerate else cohens_h(ra, rb)
         out.append(PairComparison(a, b, p, float(pa), bool(r), h))
+    return out
+
+
+def paired_sign_p(first: pd.Series, second: pd.Series) -> tuple[float, int, int, int]:
+    """Exact two-sided sign test of two models' per-unit pass shares over their common units.
+
+    With one outcome per unit (or repeats that agree) this is the exact McNemar test: the units where only one
+    model passes are the discordant pairs. Returns ``(p, units, first ahead, second ahead)``; ``p`` is nan
+    without a discordant unit.
+    """
+    common = first.index.intersection(second.index)
+    d = first.loc[common].to_numpy(dtype=float) - second.loc[common].to_numpy(dtype=float)
+    ahead, behind = int((d > 0).sum()), int((d < 0).sum())
+    p = flip_binomial_p(ahead, behind)
+    return p, len(common), ahead, behind
+
+
+def pairwise_paired(shares: dict[str, pd.Series], alpha: float = ALPHA) -> list[PairComparison]:
+    """Every pair of models compared unit by unit (``paired_sign_p``), Benjamini-Hochberg across the pairs.
+
+    A pair without a discordant unit has no test (p nan, not significant) and is left out of the adjustment.
+
+    Args:
+        shares: Model -> per-unit pass share (index: the unit), controls left out by the caller.
+        alpha: False discovery rate.
+    """
+    models = sorted(m for m, s in shares.items() if len(s))
+    pairs = list(itertools.combinations(models, 2))
+    ps = [paired_sign_p(shares[a], shares[b])[0] for a, b in pairs]
+    tested = [i for i, p in enumerate(ps) if math.isfinite(p)]
+    p_adj, reject = [math.nan] * len(ps), [False] * len(ps)
+    if tested:
+        rej, adj, _, _ = multipletests([ps[i] for i in tested], alpha=alpha, method="fdr_bh")
+        for i, r, pa in zip(tested, rej, adj, strict=True):
+            p_adj[i], reject[i] = float(pa), bool(r)
+    out = []
+    for (a, b), p, pa, r in zip(pairs, ps, p_adj, reject, strict=True):
+        ra, rb = float(shares[a].mean()), float(shares[b].mean())
+        degenerate = (ra == rb == 0.0) or (ra == rb == 1.0)
+        out.append(PairComparison(a, b, p, pa, r, math.nan if degenerate else cohens_h(ra, rb)))
     return out
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from slmbench.conditions import LEGACY_NAME
 from slmbench.config import ConfigError, StudyConfig, model_spec
 from slmbench.models.resources import ShardResources, shard_resources
 from slmbench.models.weights import weights_path
@@ -115,28 +116,26 @@ def _parts(config: StudyConfig, model: str) -> Iterator[tuple[PlanKind, ShardKey
             tasks,
         )
     if config.scaffold_comparison:
-        for suite in config.scaffold_comparison.suites:
-            for scaffold in config.scaffold_comparison.scaffolds:
-                key = shard_key(config, model, suite, t0, scaffold=scaffold)
-                yield "scaffold", key, repeats, selected_tasks(config, suite)
+        sc = config.scaffold_comparison
+        for suite in sc.suites:
+            for scaffold in sc.scaffolds:
+                key = shard_key(config, model, suite, t0, scaffold=scaffold, protocol=sc.protocol)
+                yield "scaffold", key, sc.repeats or repeats, selected_tasks(config, suite)
     if config.context_comparison:
-        window = config.models[model].n_ctx
-        for suite in config.context_comparison.suites:
-            for n_ctx in (n for n in config.context_comparison.n_ctx if n != window):
-                yield (
-                    "context",
-                    shard_key(config, model, suite, t0, n_ctx=n_ctx),
-                    repeats,
-                    selected_tasks(config, suite),
-                )
+        cc, window = config.context_comparison, config.models[model].n_ctx
+        for suite in cc.suites:
+            for n_ctx in (n for n in cc.n_ctx if n != window):
+                key = shard_key(config, model, suite, t0, n_ctx=n_ctx)
+                yield "context", key, cc.repeats or repeats, selected_tasks(config, suite)
     yield from _protocol_study(config, model)
 
 
 def _protocol_study(
     config: StudyConfig, model: str
 ) -> Iterator[tuple[PlanKind, ShardKey, int, tuple[str, ...]]]:
-    """The protocol study's shards of ``model``: ``protocol`` with its repeats, each ablation, rerun and limit once,
-    and the temperature sweep with the repeats for instruction-tuned models."""
+    """The protocol study's shards of ``model``: ``protocol`` with its repeats, the legacy baseline (when it is not
+    the primary protocol), each ablation, rerun and limit once, and the temperature sweep with the repeats for
+    instruction-tuned models."""
     study = config.protocol_study
     if study is None:
         return
@@ -145,6 +144,8 @@ def _protocol_study(
     for suite in study.suites:
         tasks = selected_tasks(config, suite)
         yield "protocol", shard_key(config, model, suite, t0, protocol=name), study.repeats, tasks
+        if config.protocol != LEGACY_NAME:
+            yield "protocol", shard_key(config, model, suite, t0, protocol=LEGACY_NAME), 1, tasks
         for other in study.ablation:
             yield "protocol", shard_key(config, model, suite, t0, protocol=other), 1, tasks
         for label in study.reruns:

@@ -23,6 +23,7 @@ from slmbench.analysis.selection.language import Condition, Selection, exclude, 
 SELECTION_COLUMNS: tuple[str, ...] = (
     "study",
     "primary",
+    "comparison",
     "suite",
     "dimension",
     "model",

@@ -19,6 +19,7 @@ from slmbench.analysis.topics.common import (
     floor_block,
     primary_rows,
 )
+from slmbench.analysis.topics.common.machine import run_machine
 from slmbench.vocab import STUDY_ID
 
 STUDY = STUDY_ID
@@ -85,7 +86,7 @@ def run_settings(df: pd.DataFrame, sel: dict[str, Any]) -> list[nb.Number]:
         prov = nb.provenance("unique", sel, f"the {what} of the primary capability trials")
         value = float(values[0]) if values else math.nan
         out.append(nb.stat(key, value, prov, digits=0 if column != "temperature" else 1))
-    return out
+    return out + run_machine("set", df, sel, "primary capability trials")
 
 
 CONTROL_ROWS = {"solution": "reference solutions", "wrong_solution": "wrong solutions"}

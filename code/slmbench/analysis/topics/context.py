@@ -16,25 +16,24 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.paired import PKG, Sides, comparison
-from slmbench.analysis.selection import isin, selection_for
+from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
+from slmbench.analysis.topics.common import primary_rows
 from slmbench.vocab import STUDY_ID
 
 STUDY = STUDY_ID
 OVERFLOW = "context_overflow"
+COMPARISON = "context"
+"""The plan's part whose shards this topic pairs with the primary results (``slmbench.run.roles``)."""
 
 
 def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFrame, int | None]:
-    """Trials with the smallest non-configured context window, in the primary scaffold and parser mode."""
-    if primary.empty or "n_ctx" not in trials.columns:
+    """The trials the plan ran for the context comparison (``comparison`` = ``context``) with its smallest
+    window."""
+    if primary.empty or "comparison" not in trials.columns:
         return trials.iloc[0:0], None
-    ours = trials[(trials["study"] == STUDY) & ~isin(trials["trial_id"], primary["trial_id"])]
-    keys = [c for c in ("model", "scaffold", "parser_mode", *CONDITION_COLUMNS) if c in primary and c in ours]
-    same = primary[keys].drop_duplicates()
-    ours = ours.merge(same, on=keys, how="inner")
-    ours = ours[ours["n_ctx"].notna()]
+    ours = trials[(trials["study"] == STUDY) & (trials["comparison"] == COMPARISON) & trials["n_ctx"].notna()]
     if ours.empty:
         return ours, None
     smallest = int(ours["n_ctx"].min())
@@ -103,7 +102,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         f"n_ctx {'/'.join(map(str, configured))}" if configured else "configured window",
         f"n_ctx {n_ctx}" if n_ctx else "smaller window",
     )
-    sides = Sides(trials, psel, {"study": STUDY, "n_ctx": n_ctx})
+    sides = Sides(trials, psel, {"study": STUDY, "comparison": COMPARISON, "n_ctx": n_ctx})
     pairs = sides.pairs(primary, other)
     res = comparison("ctx", pairs, sides, names, p)
     prov = nb.provenance("min", sides.both(pairs), "the smaller context window compared", unit="pairs")

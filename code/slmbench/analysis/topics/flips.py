@@ -27,13 +27,15 @@ repeat."""
 
 
 def null_control(ours: pd.DataFrame) -> pd.DataFrame:
-    """Null-control reruns of unchanged prompts plus the capability runs of the same tasks."""
+    """Null-control reruns of unchanged prompts plus the capability run of the same tasks (its first repeat: with
+    k repeats, the later ones are not the run the null control reruns)."""
     null = ours[ours["suite"] == "null_control"]
     if null.empty:
         return null
     keys = null[PROMPT].drop_duplicates()
     cap = ours[(ours["suite"] == "capability") & (ours["variant"] == ORIGINAL_VARIANT)].merge(keys)
-    return pd.concat([null, cap], ignore_index=True)
+    first = cap.groupby(PROMPT, sort=False, observed=True)["repeat"].transform("min")
+    return pd.concat([null, cap[cap["repeat"] == first]], ignore_index=True)
 
 
 def _run_order(df: pd.DataFrame) -> pd.DataFrame:

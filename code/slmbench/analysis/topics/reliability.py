@@ -11,13 +11,14 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Selection, exclude, selection_for
-from slmbench.analysis.stats_bootstrap import cluster_bootstrap, finite_mean
+from slmbench.analysis.stats_bootstrap import MIN_CLUSTERS, cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
 from slmbench.analysis.topics.common import PKG, SCORED, model_info, primary_rows, scored
+from slmbench.analysis.topics.common.machine import run_machine
 from slmbench.analysis.topics.flips import (
     PROMPT,
     cells,
@@ -76,6 +77,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("rel.n.trials", len(df), prov),
         nb.count("rel.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
     ]
+    res.numbers += run_machine("rel.set", df, sel, "primary reliability trials")
     ssel: Selection = {**sel, **SCORED}  # the selection of sc
     info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
     cons_all = sc[(sc["dimension"] == "consistency") & (sc["variant"] == "original")]
@@ -152,6 +154,13 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res.numbers += _divergence(
         "rel.null.divergence", null_sc, selection_for(trials, paired_runs(null_sc, every=True), nsel), alpha
     )
+    res.numbers += _divergence(
+        "rel.null.first-pair.divergence",
+        null_sc,
+        selection_for(trials, paired_runs(null_sc), nsel),
+        alpha,
+        first_pair=True,
+    )
     faults = sc[(sc["dimension"] == "fault_tolerance") & (sc["variant"] != "original")]
     for variant, part in faults.groupby("variant", sort=True):
         r = wilson_interval(int(part["passed"].sum()), len(part), alpha)
@@ -218,13 +227,17 @@ def _consistency(
     ]
 
 
-def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -> list[Number]:
+def _divergence(
+    key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float, first_pair: bool = False
+) -> list[Number]:
     """Share of pairs of runs of one prompt whose transcripts differ, over every pair (a descriptive count:
-    a rerun can differ when the outcome does not; a rerun whose prompt was cached is among the pairs). A missing
+    a rerun can differ when the outcome does not; a rerun whose prompt was cached is among the pairs), or with
+    ``first_pair`` over the first pair of each prompt only (the primary run and the first rerun). A missing
     transcript differs from every other, as in the protocol topic's ``repeat_pairs``."""
     differ = total = 0
     if "transcript_sha256" in df:
         runs = reruns(df)
+        runs = runs[runs["_place"] < 2] if first_pair else runs
         runs = runs.assign(transcript_sha256=df["transcript_sha256"].reindex(runs.index))
         n = runs.groupby(PROMPT, sort=False, observed=True).size().to_numpy()
         alike = runs.groupby([*PROMPT, "transcript_sha256"], sort=False, observed=True).size().to_numpy()
@@ -234,7 +247,10 @@ def _divergence(key: str, df: pd.DataFrame, sel: dict[str, Any], alpha: float) -
     prov = nb.provenance(
         WILSON,
         sel,
-        "pairs of runs of an identical prompt whose model outputs differ",
+        "pairs of runs of an identical prompt whose model outputs differ"
+        + (
+            " (the primary run and the first rerun of each prompt)" if first_pair else " (every pair of runs)"
+        ),
         unit="pairs",
         alpha=alpha,
     )
@@ -261,18 +277,32 @@ def _robustness(
 
 
 def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str, Any]) -> list[Number]:
-    """Composite with a percentile interval from resampling rows within each dimension."""
+    """Composite with a percentile interval from resampling tasks within each dimension (a repeat or variant of
+    a task is not an independent draw); no interval when a dimension has fewer than ``MIN_CLUSTERS`` tasks."""
     est = composite(m)
-    rng = np.random.default_rng(p["bootstrap_seed"])
-    parts = [dimension_rows(m, d)["passed"].astype(float).to_numpy() for d in DIMS]
+    per_dim = [
+        dimension_rows(m, d).groupby("task_id", observed=True)["passed"].agg(["sum", "size"]) for d in DIMS
+    ]
+    fewest = min((len(t) for t in per_dim), default=0)
     lo = hi = math.nan
-    if math.isfinite(est):
-        draws = np.mean([rng.choice(x, size=(p["n_boot"], len(x))).mean(axis=1) for x in parts], axis=0)
-        lo, hi = (float(v) for v in np.quantile(draws, [p["alpha"] / 2, 1 - p["alpha"] / 2]))
+    if math.isfinite(est) and fewest >= MIN_CLUSTERS:
+        rng = np.random.default_rng(p["bootstrap_seed"])
+        rates = []
+        for tasks in per_dim:
+            picks = rng.integers(0, len(tasks), size=(p["n_boot"], len(tasks)))
+            passes, rows = tasks["sum"].to_numpy(dtype=float), tasks["size"].to_numpy(dtype=float)
+            rates.append(passes[picks].sum(axis=1) / rows[picks].sum(axis=1))
+        lo, hi = (float(v) for v in np.quantile(np.mean(rates, axis=0), [p["alpha"] / 2, 1 - p["alpha"] / 2]))
+    what = "mean of four dimension rates; " + (
+        "tasks resampled within dimensions"
+        if fewest >= MIN_CLUSTERS
+        else f"no interval: a dimension has {fewest} tasks, fewer than {MIN_CLUSTERS} to resample"
+    )
     prov = nb.provenance(
         f"{PKG}.topics.reliability.composite",
         sel,
-        "mean of four dimension rates; bootstrap within dimensions",
+        what,
+        unit="tasks",
         bootstrap_seed=p["bootstrap_seed"],
         n_boot=p["n_boot"],
     )

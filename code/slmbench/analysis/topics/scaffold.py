@@ -1,7 +1,7 @@
 """Topic ``scaffold``: the same tasks in the primary scaffold and in the other one, paired task by task.
 
-The other scaffold's trials must match the primary condition in everything else (parser mode, context
-window). Accuracy in each scaffold has a Wilson interval; the paired difference (other minus primary) has an
+The other scaffold's trials are the shards the plan ran for this comparison (config.yaml's
+``scaffold_comparison``, under the protocol it names). Accuracy in each scaffold has a Wilson interval; the paired difference (other minus primary) has an
 exact McNemar test per model and pooled, and a cluster bootstrap by model (``analysis.paired``).
 """
 
@@ -14,10 +14,12 @@ import pandas as pd
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import Sides, comparison
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import CONDITION_COLUMNS, primary_rows
+from slmbench.analysis.topics.common import primary_rows
 from slmbench.vocab import SCAFFOLDS, STUDY_ID
 
 STUDY = STUDY_ID
+COMPARISON = "scaffold"
+"""The plan's part whose shards this topic pairs with the primary results (``slmbench.run.roles``)."""
 
 
 def scaffolds_of(primary: pd.DataFrame) -> tuple[str, str]:
@@ -28,14 +30,15 @@ def scaffolds_of(primary: pd.DataFrame) -> tuple[str, str]:
 
 
 def other_rows(trials: pd.DataFrame, primary: pd.DataFrame, scaffold: str) -> pd.DataFrame:
-    """Trials of the study in ``scaffold`` that share the primary rows' parser mode and context window."""
-    ours = trials[(trials["study"] == STUDY) & (trials["scaffold"] == scaffold)]
-    same = ["parser_mode", "n_ctx", *CONDITION_COLUMNS]
-    keys = [c for c in same if c in ours.columns and c in primary.columns]
-    if primary.empty:
-        return ours.iloc[0:0]
-    conditions = primary[["model", *keys]].drop_duplicates()
-    return ours.merge(conditions, on=["model", *keys], how="inner")
+    """The trials the plan ran for the scaffold comparison (``comparison`` = ``scaffold``) in ``scaffold``, of the
+    models with primary results: under the protocol the config names for it (e.g. the scaffold's own forms of the
+    primary protocol's conditions), at the primary parser mode and context window."""
+    if primary.empty or "comparison" not in trials.columns:
+        return trials.iloc[0:0]
+    mask = (
+        (trials["study"] == STUDY) & (trials["comparison"] == COMPARISON) & (trials["scaffold"] == scaffold)
+    )
+    return trials[mask & trials["model"].isin(primary["model"].unique())]
 
 
 @topic(reads=("trials",))
@@ -44,6 +47,6 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     p = with_defaults(params)
     primary, psel = primary_rows(trials, STUDY)
     names = scaffolds_of(primary)
-    sides = Sides(trials, psel, {"study": STUDY, "scaffold": names[1]})
+    sides = Sides(trials, psel, {"study": STUDY, "comparison": COMPARISON, "scaffold": names[1]})
     pairs = sides.pairs(primary, other_rows(trials, primary, names[1]))
     return comparison("scaf", pairs, sides, names, p)

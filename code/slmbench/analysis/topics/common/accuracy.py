@@ -1,4 +1,5 @@
-"""Per-model accuracy with pairwise tests, the top model, size correlations and a bootstrap of the mean."""
+"""Per-model accuracy over tasks with paired pairwise tests, the top model, size correlations and a bootstrap of
+the mean."""
 
 from __future__ import annotations
 
@@ -12,21 +13,20 @@ from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_corr import correlate
-from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.stats_tests import pairwise_fisher
+from slmbench.analysis.stats_tests import pairwise_paired
 from slmbench.analysis.topics.common.rows import (
     PKG,
     SCORED,
-    counts_by,
     estimate_parts,
     json_float,
     model_info,
     scored,
 )
+from slmbench.analysis.topics.common.units import unit_rate, unit_shares
 
 
 def top_model(
-    counts: dict[str, tuple[int, int]], exclude: set[str], min_gap: int = 2
+    counts: dict[str, tuple[float, int]], exclude: set[str], min_gap: int = 2
 ) -> tuple[str | None, float]:
     """The model ahead of every other by at least ``min_gap`` tasks, or None; and the gap to the runner-up.
 
@@ -51,7 +51,11 @@ def _mean_model_acc(draw: Draw) -> float:
 def accuracy_block(
     prefix: str, df: pd.DataFrame, selection: dict[str, Any], params: dict[str, Any]
 ) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Per-model accuracy (Wilson), pairwise Fisher tests among non-base models (BH, Cohen's h), log-size correlations.
+    """Per-model accuracy with its Wilson interval over tasks, pairwise exact McNemar tests by task among non-base
+    models (BH, Cohen's h), log-size correlations.
+
+    The unit is a task in one variant (``units``): repeats of a task are not independent trials, so the interval
+    counts tasks and two models are compared on the tasks both ran. ``.k``/``.n`` count trials.
 
     Args:
         prefix: Key prefix (``ext`` or ``cap``).
@@ -64,13 +68,20 @@ def accuracy_block(
     rows: list[dict[str, Any]] = []
     selection = {**selection, **SCORED}  # every number below counts scored trials
     info = model_info(df) if len(df) else pd.DataFrame(columns=["params_b", "is_base"])
-    counts = counts_by(df, "model") if len(df) else {}
+    shares = {m: unit_shares(part) for m, part in df.groupby("model", sort=True)} if len(df) else {}
     for model in info.index:
-        k, n = counts.get(model, (0, 0))
-        r = wilson_interval(k, n, alpha)
+        mine = df[df["model"] == model]
+        r = unit_rate(mine, alpha)
+        units = len(shares.get(model, ()))
         sel = {**selection, "model": model}
-        prov = nb.provenance(f"{PKG}.stats_rates.wilson_interval", sel, f"accuracy of {model}", alpha=alpha)
+        prov = nb.provenance(
+            f"{PKG}.topics.common.units.unit_rate",
+            sel,
+            f"accuracy of {model}, interval over tasks",
+            alpha=alpha,
+        )
         out += nb.rate_numbers(f"{prefix}.acc.{nb.slug(model)}", r, prov)
+        out.append(nb.count(f"{prefix}.acc.{nb.slug(model)}.units", units, prov))
         if info.loc[model, "is_base"]:
             out.append(nb.flag(f"{prefix}.base.{nb.slug(model)}", True, prov))
         rows.append(
@@ -80,20 +91,21 @@ def accuracy_block(
                 "is_base": bool(info.loc[model, "is_base"]),
                 "k": r.k,
                 "n": r.n,
+                "units": units,
+                "unit_k": float(shares[model].sum()) if units else 0.0,
                 "acc": json_float(r.rate),
                 "lo": json_float(r.lo),
                 "hi": json_float(r.hi),
             }
         )
     base = {m for m in info.index if info.loc[m, "is_base"]}
-    instruct = {m: c for m, c in counts.items() if m not in base}
-    comps = pairwise_fisher(instruct, alpha)
-    fn = f"{PKG}.stats_tests.pairwise_fisher"
+    instruct = {m: s for m, s in shares.items() if m not in base}
+    comps = pairwise_paired(instruct, alpha)
+    fn = f"{PKG}.stats_tests.pairwise_paired"
     for c in comps:
         sel = {**selection, "model": [c.first, c.second]}
-        prov = nb.provenance(
-            fn, sel, f"Fisher exact test of {c.first} vs {c.second}, BH over all pairs", alpha=alpha
-        )
+        what = f"exact McNemar test of {c.first} vs {c.second}, paired by task, BH over all pairs"
+        prov = nb.provenance(fn, sel, what, alpha=alpha)
         key = f"{prefix}.pair.{nb.slug(c.first)}.{nb.slug(c.second)}"
         out += [
             nb.pvalue(f"{key}.p", c.p, prov),
@@ -110,6 +122,7 @@ def accuracy_block(
         nb.count(f"{prefix}.pairs.n-tests", len(comps), prov),
         nb.text(f"{prefix}.phrase.pairs", phrases.pairs_phrase(n_sig, len(comps)), prov),
     ]
+    counts = {m: (float(s.sum()), len(s)) for m, s in shares.items()}
     top, gap = top_model(counts, base)
     if top is not None and not all(c.significant for c in comps if top in (c.first, c.second)):
         top = None  # a lead that no test supports names no model
@@ -123,7 +136,7 @@ def accuracy_block(
         nb.stat(f"{prefix}.top.gap", gap, tprov, digits=0),
         nb.text(f"{prefix}.phrase.top", phrases.top_phrase(top, gap, len(instruct)), tprov),
     ]
-    acc = {m: c[0] / c[1] for m, c in instruct.items() if c[1] > 0}
+    acc = {m: float(s.mean()) for m, s in instruct.items() if len(s)}
     sizes = info["params_b"].astype(float).apply(math.log10)
     out += correlation_numbers(f"{prefix}.corr.logparams-acc", sizes, acc, selection, "accuracy", alpha)
     cprov = nb.provenance("len", {**selection, "model": sorted(acc)}, "instruction-tuned models correlated")

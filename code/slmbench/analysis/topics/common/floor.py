@@ -25,7 +25,8 @@ def floor_block(
     """The base-model floor (the best base model's accuracy) and which instruction-tuned models clear it.
 
     A model clears the floor when the lower end of its Wilson interval beats the floor plus ``margin``
-    (``is_eligible``); each row of ``rows`` (``accuracy_block``'s: model, k, n, is_base) gets ``eligible``.
+    (``is_eligible``, over tasks: ``unit_k`` passes of ``units``); each row of ``rows`` (``accuracy_block``'s)
+    gets ``eligible``.
     Keys: ``<prefix>.baseline.acc``, ``.eligible.margin``, ``.eligible.<model>``, ``.n.eligible``,
     ``.phrase.floor``.
     """
@@ -47,7 +48,7 @@ def floor_block(
     ]
     n_eligible = 0
     for row in rows:
-        ok = is_eligible(row["k"], row["n"], floor, margin, alpha) and not row["is_base"]
+        ok = is_eligible(row["unit_k"], row["units"], floor, margin, alpha) and not row["is_base"]
         n_eligible += ok
         row["eligible"] = ok
         eprov = nb.provenance(

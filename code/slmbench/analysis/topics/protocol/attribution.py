@@ -49,9 +49,10 @@ def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             row[cls] = r_cls.rate
         rprov = nb.provenance("len", remaining.selection, "failed trials under the full protocol")
         res.numbers.append(nb.count(f"{key}.remaining.n", len(remaining), rprov))
-        passed = mine.rows["passed"].astype(bool)
-        closing = int((passed & mine.rows["closing_answer"].astype(bool)).sum())
-        cprov = nb.provenance("count", mine.selection, "passes whose answer came in the closing turn")
+        passed = part[part["o_pass"]]
+        closing = int(_side_column(trials, passed, "_o", "closing_answer").astype(bool).sum())
+        desc = "passes of the paired full-protocol trials whose answer came in the closing turn"
+        cprov = nb.provenance("count", sides.of(passed, "other"), desc, unit="pairs")
         res.numbers.append(nb.count(f"{key}.closing-passes", closing, cprov))
         row["closing_passes"] = closing
         rows.append(row)
@@ -85,7 +86,16 @@ def examples(trials: pd.DataFrame, pairs: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _trial_ids(trials: pd.DataFrame, pairs: pd.DataFrame, side: str) -> list[str]:
-    """One side's trial ids of ``pairs`` (from its row positions in ``trials`` where the pairs carry them)."""
+    """One side's trial ids of ``pairs``."""
+    return [str(t) for t in _side_column(trials, pairs, side, "trial_id")]
+
+
+def _side_column(trials: pd.DataFrame, pairs: pd.DataFrame, side: str, column: str) -> pd.Series:
+    """``column`` of one side's trials of ``pairs`` (from their row positions in ``trials`` where the pairs carry
+    them, else by trial id)."""
     if f"row{side}" in pairs:
-        return [str(t) for t in trials["trial_id"].to_numpy()[pairs[f"row{side}"].to_numpy()]]
-    return [str(t) for t in pairs[f"trial_id{side}"]]
+        return pd.Series(trials[column].to_numpy()[pairs[f"row{side}"].to_numpy()], index=pairs.index)
+    if f"{column}{side}" in pairs:
+        return pairs[f"{column}{side}"]
+    by_id = trials.set_index("trial_id")[column]
+    return pd.Series(by_id.reindex(pairs[f"trial_id{side}"]).to_numpy(), index=pairs.index)

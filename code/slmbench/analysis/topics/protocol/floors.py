@@ -30,7 +30,8 @@ def holds(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -
         for model in info.index:
             part = df[df["model"] == model]
             k, n = int(part["passed"].sum()), len(part)
-            rows.append({"model": model, "is_base": bool(info.loc[model, "is_base"]), "k": k, "n": n})
+            row = {"model": model, "is_base": bool(info.loc[model, "is_base"]), "k": k, "n": n}
+            rows.append({**row, "unit_k": k, "units": n})  # one trial per task: a task is a unit
         res.numbers += floor_block(prefix, rows, df, first.selection, alpha, margin)
         res.numbers += _against_base(prefix, rows, first)
         res.numbers += _harm(prefix, protocol, list(info.index), first)

@@ -9,7 +9,7 @@ from slmbench.analysis.topics.common import floor_block
 def _rows(passes: dict[str, tuple[int, int, bool]]) -> tuple[list[dict], pd.DataFrame]:
     rows, trials = [], []
     for model, (k, n, base) in passes.items():
-        rows.append({"model": model, "k": k, "n": n, "is_base": base})
+        rows.append({"model": model, "k": k, "n": n, "unit_k": k, "units": n, "is_base": base})
         trials += [
             {"model": model, "passed": i < k, "outcome": "success" if i < k else "failure"} for i in range(n)
         ]

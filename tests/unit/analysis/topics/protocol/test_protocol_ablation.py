@@ -55,7 +55,7 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     assert got["proto.cmp.full-no-answer.qa.primary.acc"] == pytest.approx(4 / 6)
     assert got["proto.attr.qa.protocol-share"] == pytest.approx(1 / 5)
     assert got["proto.attr.qa.remaining.n"] == 6
-    assert got["proto.rep.qa.t00.k"] == 3 and got["proto.power.qa.n"] == 18
+    assert got["proto.rep.qa.t00.k"] == 3 and got["proto.power.qa.n-trials"] == 18
     assert got["proto.phrase.cross-cpu"] == "no comparison pairs trials run on different kinds of CPU"
     # the rerun against the original run: the machine alone (qa's T3 and T4 pass only on "A")
     assert got["proto.cmp.rerun-2.n.pairs"] == 12 and got["proto.cmp.rerun-2.n.cross-cpu"] == 12

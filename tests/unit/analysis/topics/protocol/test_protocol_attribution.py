@@ -5,8 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.fixtures import protocol_study
+
+from slmbench.analysis.topics import get_topic
 
 
 def test_attribution_is_the_share_of_legacy_failures_fixed(numbers: dict[str, Any]) -> None:
     assert numbers["proto.attr.qa.protocol-share"] == pytest.approx(3 / 5)
     assert numbers["proto.attr.qa.remaining.n"] == 6  # 2 failed tasks x 3 repeats under full
+
+
+def test_closing_passes_count_the_paired_trials_only() -> None:
+    """Legacy ran once: of full's three repeats only the first is paired, so only its closing pass counts."""
+    df = protocol_study.trials()
+    closing = (df["model"] == "qa") & (df["protocol"] == "full") & (df["task_id"] == "T2")
+    closing &= (df["max_tokens"] == 256) & (df["temperature"] == 0.0)
+    df.loc[closing, "closing_answer"] = True  # every repeat passed through the closing turn
+    res = get_topic("protocol")(df, None, {"bootstrap_seed": 1, "n_boot": 20})
+    numbers = {n.key: n for n in res.numbers}
+    assert numbers["proto.attr.qa.closing-passes"].value == 1
+    assert numbers["proto.attr.qa.closing-passes"].provenance["unit"] == "pairs"

@@ -17,6 +17,8 @@ def test_the_detectable_gain_is_cohens_h_of_a_two_sided_normal_test() -> None:
     assert math.isnan(detectable_difference(1, 0.5, 0.05))
 
 
-def test_power_counts_every_repeat_under_full(numbers: dict) -> None:
-    assert numbers["proto.power.qa.n"] == 18 and numbers["proto.power.pooled.n"] == 36
-    assert numbers["proto.power.qa.mdd"] == pytest.approx(detectable_difference(18, 4 / 6, 0.05))
+def test_power_counts_identical_repeats_once(numbers: dict) -> None:
+    """Three byte-identical repeats of a task carry the information of one: the effective n counts tasks."""
+    assert numbers["proto.power.qa.n"] == 6 and numbers["proto.power.pooled.n"] == 12
+    assert numbers["proto.power.qa.n-trials"] == 18 and numbers["proto.power.pooled.n-trials"] == 36
+    assert numbers["proto.power.qa.mdd"] == pytest.approx(detectable_difference(6, 4 / 6, 0.05))

@@ -14,4 +14,4 @@ def test_repeats_count_only_the_full_protocol_at_its_usual_limits(numbers: dict[
     assert numbers["proto.rep.qa.t00.n.repeat-pairs"] == 18
     assert numbers["proto.rep.qa.t00.n.divergent"] == 0
     assert numbers["proto.rep.qa.t07.acc"] == pytest.approx(2 / 6)
-    assert numbers["proto.power.qa.n"] == 18
+    assert numbers["proto.power.qa.n-trials"] == 18

@@ -1,0 +1,174 @@
+"""The study configuration (config.yaml): a validated pydantic model with clear errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
+from slmbench.config.errors import ConfigError
+from slmbench.config.models import BackendName, ModelSpec, WeightsSpec
+from slmbench.config.parts import (
+    ContextComparison,
+    EligibilityPlan,
+    NullControl,
+    ProtocolStudy,
+    ScaffoldComparison,
+)
+from slmbench.vocab import (
+    DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_SPLIT_SEED,
+    NAME_PATTERN,
+    ParserMode,
+    ScaffoldName,
+    Suite,
+)
+
+__all__ = [
+    "BackendName", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
+    "ProtocolStudy", "ScaffoldComparison", "StudyConfig", "WeightsSpec", "load_config", "model_spec",
+    "parse_config",
+]  # fmt: skip
+
+
+def _legacy_only() -> dict[str, dict[str, bool]]:
+    return {LEGACY_NAME: {}}
+
+
+class StudyConfig(BaseModel):
+    """The whole config.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+    schema_version: str
+    models: dict[str, ModelSpec] = Field(min_length=1)
+    suites: list[Suite]
+    temperatures: list[float] = Field(min_length=1)
+    scaffold: ScaffoldName
+    parser_mode: ParserMode
+    repeats: int = Field(ge=1)
+    seed: int = Field(
+        description="the trial seed: each trial's sampling seed derives from it (and the eligibility split's)"
+    )
+    bootstrap_seed: int = Field(
+        default=DEFAULT_BOOTSTRAP_SEED, description="the seed of every bootstrap resampling of the analysis"
+    )
+    max_turns: int = Field(ge=1)
+    trial_budget_s: float = Field(gt=0)
+    max_tokens: int = Field(ge=16)
+    alpha: float = Field(gt=0, lt=1)
+    bootstrap_resamples: int = Field(ge=100)
+    null_control: NullControl | None = None
+    scaffold_comparison: ScaffoldComparison | None = None
+    context_comparison: ContextComparison | None = None
+    tasks: list[str] | dict[Suite, list[str]] = Field(
+        default_factory=list,
+        description="Run only these task ids: one list for every suite, or a list per suite (empty or a suite not "
+        "named: the whole suite); checked against the suites when the shards are planned (slmbench.run.plan)",
+    )
+    protocols: dict[str, dict[str, bool]] = Field(
+        default_factory=_legacy_only,
+        description="named protocol conditions (harness.protocol); 'legacy' (all off) is the first dataset's",
+    )
+    protocol: str = Field(default=LEGACY_NAME, description="the primary protocol (a name in `protocols`)")
+    protocol_study: ProtocolStudy | None = None
+    primary_cpu: str | None = Field(
+        default=None,
+        description="the kind of CPU whose trials the primary results read, as trials record it (e.g. 'AMD EPYC'):"
+        " of the primary condition's runs, the one on this kind of CPU (greedy replies can differ between kinds)."
+        " None: the original runs, wherever they ran",
+    )
+    eligibility: EligibilityPlan | None = None
+
+    @model_validator(mode="after")
+    def _comparison_differs(self) -> StudyConfig:
+        if self.scaffold_comparison and self.scaffold in self.scaffold_comparison.scaffolds:
+            raise ValueError(f"scaffold_comparison.scaffolds repeats the primary scaffold {self.scaffold!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _protocols_known(self) -> StudyConfig:
+        for name, values in self.protocols.items():
+            if not re.fullmatch(NAME_PATTERN, name):
+                raise ValueError(f"protocols.{name}: names are lower-case words joined by '-'")
+            conditions = ProtocolConditions.from_mapping(values, f"protocols.{name}")
+            if name == LEGACY_NAME and conditions != LEGACY:
+                raise ValueError("protocols.legacy: must switch every condition off (the first dataset's)")
+        named = [self.protocol]
+        if self.scaffold_comparison and self.scaffold_comparison.protocol:
+            named.append(self.scaffold_comparison.protocol)
+        if self.protocol_study:
+            named += [self.protocol_study.protocol, *self.protocol_study.ablation]
+        unknown = sorted(set(named) - set(self.protocols))
+        if unknown:
+            raise ValueError(f"protocol name(s) {unknown} are not defined under `protocols`")
+        return self
+
+    def conditions(self, name: str) -> ProtocolConditions:
+        """The protocol conditions of a named protocol."""
+        if name not in self.protocols:
+            raise ConfigError(f"unknown protocol {name!r}; defined: {', '.join(sorted(self.protocols))}")
+        return ProtocolConditions.from_mapping(self.protocols[name], f"protocols.{name}")
+
+    @model_validator(mode="after")
+    def _eligibility_models_known(self) -> StudyConfig:
+        plan = self.eligibility
+        if plan is None:
+            return self
+        for name in plan.models:
+            spec = self.models.get(name)
+            if spec is None or not (spec.embedded or spec.served):
+                raise ValueError(
+                    f"eligibility.models: {name!r} is not a configured embedded model or Ollama model"
+                )
+        for where, names in (
+            ("requantise_models", plan.requantise_models),
+            ("requantise_tasks", list(plan.requantise_tasks)),
+        ):
+            for name in names:
+                spec = self.models.get(name)
+                if spec is not None and spec.served:
+                    raise ValueError(
+                        f"eligibility.{where}: {name!r} is an Ollama model; only embedded GGUF models are "
+                        "requantised (score it in eligibility.models)"
+                    )
+                if spec is None or not spec.embedded:
+                    raise ValueError(f"eligibility.{where}: {name!r} is not a configured embedded model")
+        return self
+
+    def split_seed(self) -> int:
+        """The eligibility study's split seed (its own, never the trials' ``seed``)."""
+        return self.eligibility.split_seed if self.eligibility else DEFAULT_SPLIT_SEED
+
+
+def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConfig:
+    """Validate a loaded config mapping; errors name the source, the field path and the problem."""
+    try:
+        return StudyConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = [
+            f"{source}: field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" for err in exc.errors()
+        ]
+        raise ConfigError("\n".join(lines)) from None
+
+
+def load_config(path: Path | str = "config.yaml") -> StudyConfig:
+    """Read and validate config.yaml."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level")
+    return parse_config(data, str(path))
+
+
+def model_spec(config: StudyConfig, model: str) -> ModelSpec:
+    """The spec of one model, or a clear error listing the configured ones."""
+    if model not in config.models:
+        raise ConfigError(f"unknown model {model!r}; configured: {', '.join(sorted(config.models))}")
+    return config.models[model]

@@ -1,0 +1,117 @@
+"""The optional parts of a study beside its primary condition: the null control, the scaffold and context
+comparisons, the protocol study and the eligibility study."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from slmbench.vocab import (
+    DEFAULT_SPLIT_SEED,
+    ELIGIBILITY_TASKS,
+    NAME_PATTERN,
+    PROMPT_STYLES,
+    EligibilityTask,
+    PromptStyle,
+    RequantType,
+    ScaffoldName,
+    Suite,
+)
+
+
+def _capability_only() -> list[Suite]:
+    return ["capability"]
+
+
+class NullControl(BaseModel):
+    """Tasks rerun with nothing changed, at T=0: what differs between the reruns is the machine's noise."""
+
+    model_config = ConfigDict(extra="forbid")
+    tasks: list[str]
+    reruns: int = Field(ge=2)
+
+
+class ScaffoldComparison(BaseModel):
+    """Extra scaffolds run on some suites at the lowest temperature, each paired task by task with the primary."""
+
+    model_config = ConfigDict(extra="forbid")
+    scaffolds: list[ScaffoldName] = Field(min_length=1)
+    suites: list[Suite] = Field(default_factory=_capability_only)
+    protocol: str | None = Field(
+        default=None,
+        description="the protocol its shards run under, e.g. the scaffold's own forms of the primary protocol's"
+        " conditions (None: the primary protocol)",
+    )
+    repeats: int | None = Field(default=None, ge=1, description="repeats of each task (None: the study's)")
+
+
+class ContextComparison(BaseModel):
+    """Smaller context windows run on some suites at the lowest temperature, paired with the configured one."""
+
+    model_config = ConfigDict(extra="forbid")
+    n_ctx: list[int] = Field(min_length=1)
+    suites: list[Suite] = Field(default_factory=_capability_only)
+    repeats: int | None = Field(default=None, ge=1, description="repeats of each task (None: the study's)")
+
+    @field_validator("n_ctx")
+    @classmethod
+    def _at_least_256(cls, values: list[int]) -> list[int]:
+        if any(v < 256 for v in values):
+            raise ValueError("every context window must be at least 256 tokens")
+        return values
+
+
+class ProtocolStudy(BaseModel):
+    """The protocol study: the best honest protocol against legacy (planned once at the lowest temperature when it
+    is not the primary protocol), its ablations, limits, repeats and sweep."""
+
+    model_config = ConfigDict(extra="forbid")
+    protocol: str = Field(description="the protocol compared with legacy (a name in `protocols`)")
+    ablation: list[str] = Field(default_factory=list, description="protocols each run once at the lowest T")
+    max_turns: list[int] = Field(default_factory=list, description="other turn limits under `protocol`")
+    max_tokens: list[int] = Field(default_factory=list, description="other token caps under `protocol`")
+    repeats: int = Field(default=1, ge=1, description="repeats of `protocol` at every temperature")
+    reruns: list[str] = Field(
+        default_factory=list,
+        description="labels of reruns of `protocol` at the lowest T, one repeat each (e.g. on another kind of CPU:"
+        " comparisons pair trials that ran on one kind of CPU where they can)",
+    )
+    temperatures: list[float] = Field(
+        default_factory=list, description="sweep temperatures (instruct models)"
+    )
+    suites: list[Suite] = Field(default_factory=_capability_only)
+
+    @field_validator("reruns")
+    @classmethod
+    def _rerun_labels(cls, values: list[str]) -> list[str]:
+        bad = [v for v in values if not re.fullmatch(NAME_PATTERN, v)]
+        if bad or len(set(values)) != len(values):
+            raise ValueError(f"rerun labels are distinct lower-case words joined by '-': {values}")
+        return values
+
+
+def _all_tasks() -> list[EligibilityTask]:
+    return list(ELIGIBILITY_TASKS)
+
+
+def _all_prompts() -> list[PromptStyle]:
+    return list(PROMPT_STYLES)
+
+
+class EligibilityPlan(BaseModel):
+    """The eligibility study: which models, tasks and prompts are scored, and which requantised variants."""
+
+    model_config = ConfigDict(extra="forbid")
+    tasks: list[EligibilityTask] = Field(default_factory=_all_tasks, min_length=1)
+    prompts: list[PromptStyle] = Field(default_factory=_all_prompts, min_length=1)
+    models: list[str] = Field(default_factory=list, description="empty: every embedded and Ollama model")
+    requantise: list[RequantType] = Field(default_factory=list, description="llama.cpp types of the variants")
+    requantise_models: list[str] = Field(default_factory=list, description="empty: the embedded `models`")
+    requantise_tasks: dict[str, list[EligibilityTask]] = Field(
+        default_factory=dict, description="per model, the tasks its variants are scored on (not named: all)"
+    )
+    margin: float = Field(default=0.05, ge=0, lt=1, description="the stated margin over the baseline")
+    split_seed: int = Field(
+        default=DEFAULT_SPLIT_SEED, description="seeds the calibration/test split and the few-shot examples"
+    )

@@ -1,0 +1,79 @@
+"""The role each recorded trial plays in the study's plan: one of the primary results, or one side of a
+comparison (another scaffold, a smaller context window), decided once from config.yaml and the plan.
+
+A trial is *primary* when it ran the study's primary condition (the config's scaffold, parser mode, protocol,
+limits, temperatures and the model's context window) in the primary run: the original run, or, where the
+config names a ``primary_cpu``, the run on that kind of CPU (greedy replies can differ between kinds of CPU, so
+every primary result and every comparison with it then reads trials of one kind). A trial's *comparison* is the
+part of the plan its shard belongs to (``scaffold`` or ``context``), so a comparison pairs exactly the shards the
+config planned for it, whatever protocol they name.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import numpy as np
+import pandas as pd
+
+from slmbench.config import StudyConfig
+from slmbench.run.plan import plan_shards
+from slmbench.vocab import PlanKind
+
+INPUT_COLUMNS = ["model", "suite", "temperature", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
+                 "max_tokens", "rerun", "cpu", "source_file"]  # fmt: skip
+"""The trial columns the roles are decided from."""
+COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context")
+"""The plan's parts whose shards are paired with the primary results."""
+_RUN = ["model", "suite", "temperature"]
+"""What one run of the primary condition covers: one model's suite at one temperature."""
+
+
+def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Whether each trial ran the study's primary condition, in whichever run."""
+    windows = {m: spec.n_ctx for m, spec in config.models.items()}
+    configured = frame["model"].map(windows).astype(float)  # a model the config lacks: missing
+    same_ctx = frame["n_ctx"].isna() | configured.isna() | (frame["n_ctx"] == configured)
+    same_limits = (frame["max_turns"].isna() | (frame["max_turns"] == config.max_turns)) & (
+        frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
+    )
+    temperature = frame["temperature"].astype(float).isin([float(t) for t in config.temperatures])
+    return (
+        (frame["scaffold"] == config.scaffold)
+        & (frame["parser_mode"] == config.parser_mode)
+        & (frame["protocol"] == config.protocol)
+        & same_ctx
+        & same_limits
+        & temperature
+    )
+
+
+def primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Whether each trial is one of the primary results: the primary condition in the primary run (the original
+    run; with ``primary_cpu``, the run on that kind of CPU: the original if it ran there, else the first rerun
+    that did, by label)."""
+    condition = primary_condition(frame, config)
+    original = frame["rerun"].isna()
+    if config.primary_cpu is None:
+        return condition & original
+    on_cpu = condition & (frame["cpu"] == config.primary_cpu)
+    label = frame["rerun"].astype(object).where(~original, "")  # the original run sorts first
+    chosen = pd.Series(False, index=frame.index)
+    if on_cpu.any():
+        runs = frame.loc[on_cpu, _RUN].astype(object).assign(label=label[on_cpu].astype(str))
+        first = runs.groupby(_RUN, sort=False, dropna=False, observed=True)["label"].transform("min")
+        chosen.loc[on_cpu] = (runs["label"] == first).to_numpy()
+    return on_cpu & chosen
+
+
+def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """The comparison each trial's shard was planned for (``scaffold``, ``context``), else missing."""
+    kinds: dict[str, str] = {}
+    for shard in plan_shards(config):
+        for kind in COMPARISON_KINDS:
+            if kind in shard.kinds:
+                kinds.setdefault(shard.key.name, kind)
+    stems = frame["source_file"].astype(object).map(lambda s: PurePosixPath(str(s)).stem, na_action="ignore")
+    names = frame["model"].astype(object) + "/" + stems
+    out = names.map(kinds)
+    return out.where(out.notna(), np.nan).astype(object)

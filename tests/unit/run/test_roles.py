@@ -1,0 +1,87 @@
+"""Each trial's role in the plan: primary (the primary condition's primary run) or one side of a comparison."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from slmbench.config import StudyConfig, load_config, parse_config
+from slmbench.run.key import ShardKey
+from slmbench.run.roles import comparison, primary
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def config_with(**changes: Any) -> StudyConfig:
+    data = load_config(ROOT / "config.yaml").model_dump()
+    data.update(changes)
+    return parse_config(data)
+
+
+def trial(stem: str, model: str = "smollm2-135m", cpu: str = "AMD EPYC") -> dict[str, Any]:
+    """A trial as tidy sees it: its condition as the shard's stem names it."""
+    key = ShardKey.from_stem(model, stem)
+    return {
+        "model": model, "suite": key.suite, "temperature": key.temperature, "scaffold": key.scaffold,
+        "parser_mode": key.mode, "protocol": key.protocol, "n_ctx": key.n_ctx, "max_turns": key.max_turns,
+        "max_tokens": key.max_tokens, "rerun": key.rerun, "cpu": cpu,
+        "source_file": f"data/raw/slmbench/{model}/{stem}.jsonl",
+    }  # fmt: skip
+
+
+STEMS = [
+    ("capability_T0_native_repaired_p-full", "Intel Xeon"),
+    ("capability_T0_native_repaired_p-full_rerun-2", "AMD EPYC"),
+    ("capability_T0_native_repaired", "AMD EPYC"),
+    ("capability_T0.7_native_repaired_p-full", "AMD EPYC"),
+    ("capability_T0_native_repaired_p-full_turns10", "AMD EPYC"),
+    ("capability_T0_native_repaired_ctx1024_p-full", "AMD EPYC"),
+    ("capability_T0_react_repaired_p-full-react", "AMD EPYC"),
+    ("capability_T0_react_repaired", "AMD EPYC"),
+    ("reliability_T0_native_repaired_p-full", "AMD EPYC"),
+    ("null_control_T0_native_repaired_p-full", "AMD EPYC"),
+]
+
+
+def frame() -> pd.DataFrame:
+    return pd.DataFrame([trial(stem, cpu=cpu) for stem, cpu in STEMS], index=[s for s, _ in STEMS])
+
+
+def test_with_a_primary_cpu_the_primary_run_is_the_one_on_that_kind_of_cpu() -> None:
+    got = primary(frame(), config_with(primary_cpu="AMD EPYC"))
+    assert sorted(got[got].index) == [
+        "capability_T0_native_repaired_p-full_rerun-2",  # the full protocol's run on AMD: a rerun
+        "null_control_T0_native_repaired_p-full",
+        "reliability_T0_native_repaired_p-full",
+    ]
+
+
+def test_without_a_primary_cpu_the_original_runs_at_the_study_temperatures_are_primary() -> None:
+    got = primary(frame(), config_with(primary_cpu=None))
+    assert sorted(got[got].index) == [
+        "capability_T0_native_repaired_p-full",  # T0.7 is the sweep's, turns10 a limit's, rerun-2 a rerun
+        "null_control_T0_native_repaired_p-full",
+        "reliability_T0_native_repaired_p-full",
+    ]
+
+
+def test_an_original_run_on_the_primary_cpu_comes_before_its_reruns() -> None:
+    df = pd.DataFrame(
+        [
+            trial("capability_T0_native_repaired_p-full"),
+            trial("capability_T0_native_repaired_p-full_rerun-2"),
+            trial("capability_T0_native_repaired_p-full_rerun-3", cpu="Intel Xeon"),
+        ]
+    )
+    assert primary(df, config_with(primary_cpu="AMD EPYC")).tolist() == [True, False, False]
+    assert primary(df, config_with(primary_cpu="Apple M2")).tolist() == [False, False, False]
+
+
+def test_a_comparison_is_the_part_of_the_plan_its_shard_belongs_to() -> None:
+    got = comparison(frame(), config_with()).dropna()
+    assert got.to_dict() == {
+        "capability_T0_native_repaired_ctx1024_p-full": "context",
+        "capability_T0_react_repaired_p-full-react": "scaffold",  # the legacy ReAct shard is no longer planned
+    }
