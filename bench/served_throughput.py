@@ -8,7 +8,7 @@ counted). The same shard then runs sequentially in-process through the ``llamacp
 minute, the ratio to the served sequential run (N=1) and to the in-process run, and the infrastructure errors.
 The figures, the machine (``lscpu``) and the command go to ``--out`` (docs/benchmarks/served_throughput.md, which
 docs/models.md links). It loads a model and uses every core: run it on an otherwise idle machine (no shard
-running), through ``/work/logs/with-model`` where that queue exists:
+running):
 
     .venv/bin/python bench/served_throughput.py [--model smollm2-135m] [--tasks DA-1,SCH-1,...] [--n 1 2 4 8]
 """
@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from _report import Report, add_report_options
@@ -32,6 +32,7 @@ from slmbench.config import ModelSpec, load_config
 from slmbench.models.llama_server import LlamaServer
 from slmbench.models.registry import open_backend
 from slmbench.models.weights import verify
+from slmbench.records.compare import compare_shards
 from slmbench.records.fingerprint import git_commit
 from slmbench.records.ledger import iter_records
 from slmbench.run.key import ShardKey
@@ -50,6 +51,11 @@ class Run:
     trials: int
     seconds: float
     infra_errors: int
+    once: bool
+    """Every planned trial recorded exactly once."""
+    records: Path
+    same_as_sequential: str = "-"
+    """Of the trials, how many have a record equal to the sequential served run's, timings aside."""
 
     @property
     def per_minute(self) -> float:
@@ -74,7 +80,9 @@ def _timed(label: str, shard: ShardRun, spec: ModelSpec, out: Path) -> Run:
     seconds = time.perf_counter() - started
     records = [r for _, r in iter_records(out)]
     infra = sum(r.outcome == "infra_error" for r in records)
-    return Run(label, shard.concurrency, len(records), seconds, infra)
+    ids = [r.trial_id for r in records]
+    once = len(ids) == len(set(ids)) == len(shard.shard.tasks) * shard.shard.repeats
+    return Run(label, shard.concurrency, len(records), seconds, infra, once, out)
 
 
 def machine() -> str:
@@ -93,15 +101,16 @@ def report(runs: list[Run], inprocess: Run | None, header: list[str]) -> list[st
     lines = [
         *header,
         "",
-        "| run | in flight | trials | seconds | trials/min | vs N=1 | vs in-process | infra errors |",
+        "| run | in flight | trials | seconds | trials/min | vs N=1 | vs in-process | infra errors | each trial once |"
+        " records equal to N=1 |",
     ]
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for run in [*runs, *([inprocess] if inprocess else [])]:
         vs_seq = f"{run.per_minute / base.per_minute:.2f}" if base else "-"
         vs_inp = f"{run.per_minute / inprocess.per_minute:.2f}" if inprocess else "-"
         lines.append(
             f"| {run.label} | {run.n} | {run.trials} | {run.seconds:.1f} | {run.per_minute:.1f} | {vs_seq} | "
-            f"{vs_inp} | {run.infra_errors} |"
+            f"{vs_inp} | {run.infra_errors} | {'yes' if run.once else 'NO'} | {run.same_as_sequential} |"
         )
     return lines
 
@@ -144,6 +153,11 @@ def main() -> None:
                 shard = _shard(served_id, tasks, args.repeats, n, args)
                 runs.append(_timed("llama-server", shard, served, Path(tmp) / f"served_n{n}.jsonl"))
             print(f"served, {n} in flight: {runs[-1].per_minute:.1f} trials/min", file=sys.stderr)
+        base = next((r for r in runs if r.n == 1), None)
+        for i, run in enumerate(runs):
+            if base is not None and run is not base:
+                c = compare_shards(base.records, run.records)
+                runs[i] = replace(run, same_as_sequential=f"{len(c.same)} of {run.trials}")
         inprocess = None
         if not args.no_inprocess:
             shard = _shard(args.model, tasks, args.repeats, 1, args)
@@ -155,7 +169,9 @@ def main() -> None:
         f" {dt.date.today().isoformat()}.",
         f"Model {args.model} ({spec.quantisation}); capability tasks {', '.join(tasks)} x {args.repeats}, T=0,"
         f" max_turns {args.max_turns}, max_tokens {args.max_tokens}; llama-server with --parallel N and"
-        f" {args.threads} threads, its prompt cache on (the server's default).",
+        f" {args.threads} threads, its prompt cache on (the server's default). 'Records equal to N=1': trials whose"
+        " record equals the sequential served run's with timings, fingerprint and provenance aside"
+        " (slmbench.records.compare): at T=0, whether batching requests changed a greedy reply.",
         "",
         "Command: `.venv/bin/python bench/served_throughput.py " + " ".join(sys.argv[1:]) + "`",
     ]

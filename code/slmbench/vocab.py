@@ -23,6 +23,8 @@ PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
 """Why a shard is planned (``slmbench.run.plan``): the primary condition, the null control, a scaffold or context
 comparison, the protocol study, the serving comparison. A shard two of them plan alike is planned once, with both
 kinds."""
+COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
+"""The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
 
 ServerName = Literal["llama-server"]
 SERVERS: tuple[ServerName, ...] = get_args(ServerName)

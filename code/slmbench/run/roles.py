@@ -18,13 +18,11 @@ import pandas as pd
 
 from slmbench.config import StudyConfig
 from slmbench.run.plan import plan_shards
-from slmbench.vocab import PlanKind
+from slmbench.vocab import COMPARISON_KINDS
 
 INPUT_COLUMNS = ["model", "suite", "temperature", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
                  "max_tokens", "rerun", "server", "cpu", "source_file"]  # fmt: skip
 """The trial columns the roles are decided from."""
-COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
-"""The plan's parts whose shards are paired with the primary results."""
 _RUN = ["model", "suite", "temperature"]
 """What one run of the primary condition covers: one model's suite at one temperature."""
 

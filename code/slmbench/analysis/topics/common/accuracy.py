@@ -68,7 +68,9 @@ def accuracy_block(
     rows: list[dict[str, Any]] = []
     selection = {**selection, **SCORED}  # every number below counts scored trials
     info = model_info(df) if len(df) else pd.DataFrame(columns=["params_b", "is_base"])
-    shares = {m: unit_shares(part) for m, part in df.groupby("model", sort=True)} if len(df) else {}
+    shares: dict[str, pd.Series] = (
+        {str(m): unit_shares(part) for m, part in df.groupby("model", sort=True)} if len(df) else {}
+    )
     for model in info.index:
         mine = df[df["model"] == model]
         r = unit_rate(mine, alpha)
