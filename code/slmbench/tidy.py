@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from slmbench.config import StudyConfig, load_config
+from slmbench.harness.served import trial_calls
 from slmbench.judging.checks import CriterionError
 from slmbench.judging.scoring import CHECKS_VERSION, rescore_record
 from slmbench.records import schema as rec
@@ -69,6 +70,9 @@ TRIAL_COLUMNS = [
     "source_line",
     "derived_from_rate",
 ]
+SERVED_COLUMNS = ["server", "server_calls", "raw_calls", "calls_changed", "calls_dropped", "calls_added"]
+"""A serving-comparison trial's server (missing for every other trial) and its calls as the server returned them
+against our reading of its raw text (``slmbench.harness.served``)."""
 # Columns only our own records have (a published study's table leaves them empty).
 RECORD_COLUMNS = [
     "n_ctx",
@@ -91,6 +95,7 @@ RECORD_COLUMNS = [
     "rerun",
     "first_request_sha256",
     "first_reply_sha256",
+    *SERVED_COLUMNS,
 ]
 LARGE_TEXT_COLUMNS = ("answer", "transcript_sha256", "first_request_sha256", "first_reply_sha256")
 """Text of a value per trial that few topics read: a topic reads them only when its module names them in
@@ -119,7 +124,7 @@ million trials ``criteria`` alone was 476 MB of the 1.1 GB table, copied twice b
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id", "cpu", "rerun")  # fmt: skip
+                    "task_id", "cpu", "rerun", "server")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
 _DIMENSIONS = set(DIMENSIONS)
@@ -210,7 +215,17 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "cpu": (record.fingerprint.get("machine") or {}).get("cpu"),
         "rerun": settings.get("rerun"),
         **first_exchange(record),
+        **served_calls(record, list(task.tools)),
     }
+
+
+def served_calls(record: rec.TrialRecord, tools: list[str]) -> dict[str, Any]:
+    """The server of a serving-comparison trial and its calls against our reading of the server's raw text
+    (``harness.served.trial_calls``); all missing for a trial run on its model's own backend."""
+    server = (record.provenance.get("settings", {}).get("serving") or {}).get("server")
+    if server is None:
+        return dict.fromkeys(SERVED_COLUMNS)
+    return {"server": server, **trial_calls(record, tools)}
 
 
 def first_exchange(record: rec.TrialRecord) -> dict[str, str | None]:

@@ -18,12 +18,18 @@ SUITES: tuple[Suite, ...] = get_args(Suite)
 NULL_CONTROL = "null_control"
 """The suite label of the null control: identical reruns of some capability tasks at T=0, kept apart from them."""
 
-PlanKind = Literal["primary", "null_control", "scaffold", "context", "protocol"]
+PlanKind = Literal["primary", "null_control", "scaffold", "context", "protocol", "serving"]
 PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
-COMPARISON_KINDS: tuple[PlanKind, ...] = PLAN_KINDS[2:4]
-"""The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
 """Why a shard is planned (``slmbench.run.plan``): the primary condition, the null control, a scaffold or context
-comparison, the protocol study. A shard two of them plan alike is planned once, with both kinds."""
+comparison, the protocol study, the serving comparison. A shard two of them plan alike is planned once, with both
+kinds."""
+COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
+"""The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
+
+ServerName = Literal["llama-server"]
+SERVERS: tuple[ServerName, ...] = get_args(ServerName)
+"""Serving stacks the runner starts itself for the serving comparison (``slmbench.run.serving``): llama.cpp's own
+``llama-server`` on the model's GGUF file. A name is written into shard names and trial ids (``srv-<name>``)."""
 
 Dimension = Literal["consistency", "robustness", "fault_tolerance", "safety"]
 DIMENSIONS: tuple[Dimension, ...] = get_args(Dimension)

@@ -305,3 +305,16 @@ def test_extra_body_goes_with_every_request_and_into_the_fingerprint(server: Oll
     backend.chat([{"role": "user", "content": "Hi"}], None, GenerationOptions())
     assert server.seen("/v1/chat/completions")[0].body["cache_prompt"] is False
     assert backend.fingerprint()["extra_body"] == {"cache_prompt": False}
+
+
+def test_the_raw_generated_text_is_kept_where_the_server_returns_it(server: OllamaFixtureServer) -> None:
+    fields = {"verbose": True, "response_fields": ["content"]}
+    backend = open_backend("m", _spec(server, extra_body=fields))
+    reply = backend.chat(
+        [{"role": "user", "content": "How deep is Lake Varnholm?"}], [SEARCH], GenerationOptions()
+    )
+    assert reply.server_text == recorded("chat_verbose")["__verbose"]["content"]
+    assert reply.native_tool_calls == [] and reply.text == reply.server_text  # the server's parser left it
+    assert server.seen("/v1/chat/completions")[0].body["response_fields"] == ["content"]
+    plain = _backend(server).chat([{"role": "user", "content": "Hi"}], None, GenerationOptions())
+    assert plain.server_text is None  # not asked for: not returned

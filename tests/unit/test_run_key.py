@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -25,6 +26,14 @@ COMMITTED = sorted(RAW.glob("*/*.jsonl"))
             "/native/repaired/ctx2048/p-full/turns10/tok512/rerun-amd-2/r0",
         ),
         ("capability_T0_native_repaired_turns10", "/native/repaired/turns10/r0"),
+        (
+            "capability_T0_native_repaired_p-full_srv-llama-server",
+            "/native/repaired/p-full/srv-llama-server/r0",
+        ),
+        (
+            "capability_T0_native_repaired_ctx1024_rerun-2_srv-llama-server",
+            "/native/repaired/ctx1024/rerun-2/srv-llama-server/r0",
+        ),
     ],
 )
 def test_a_stem_and_a_trial_id_carry_the_same_tags_in_the_same_order(stem: str, tags: str) -> None:
@@ -43,6 +52,8 @@ def test_a_stem_and_a_trial_id_carry_the_same_tags_in_the_same_order(stem: str, 
         "safety_T0_native_repaired",  # no such suite
         "capability_T0_native_repaired_ctx01",
         "capability_T0_native_repaired_rerun-Two",
+        "capability_T0_native_repaired_srv-vllm",  # a server the runner does not start
+        "capability_T0_native_repaired_srv-llama-server_p-full",  # the server's tag comes last
     ],
 )
 def test_a_name_the_key_would_not_write_is_a_one_line_error(stem: str) -> None:
@@ -51,6 +62,14 @@ def test_a_name_the_key_would_not_write_is_a_one_line_error(stem: str) -> None:
     ) as info:
         ShardKey.from_stem("m", stem)
     assert "\n" not in str(info.value)
+
+
+def test_a_serving_shard_differs_from_the_in_process_shard_only_by_its_server() -> None:
+    served = ShardKey.from_name("qwen2.5-coder-0.5b/capability_T0_native_repaired_p-full_srv-llama-server")
+    own = ShardKey.from_name("qwen2.5-coder-0.5b/capability_T0_native_repaired_p-full")
+    assert served.server == "llama-server" and own.server is None
+    assert served != own and dataclasses.replace(served, server=None) == own
+    assert served.trial_id("IR-1", "original", 1) != own.trial_id("IR-1", "original", 1)
 
 
 def test_the_null_control_runs_capability_tasks_under_its_own_suite() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 from slmbench.config import ConfigError, StudyConfig, load_config, parse_config
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import Shard, plan_shards, resources, selected_tasks, shard_for, shard_key
-from slmbench.run.runner import ShardRun
+from slmbench.run.runner import ShardRun, run_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw" / "slmbench"
@@ -118,6 +119,56 @@ def test_comparisons_plan_other_scaffolds_and_windows_only() -> None:
     ]  # 4096: configured
     with pytest.raises(ConfigError, match="at least 256"):
         config_with(context_comparison={"n_ctx": [100]})
+
+
+SERVED = {"models": ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"], "server": "llama-server", "repeats": 1}
+
+
+def test_the_serving_comparison_plans_one_shard_per_listed_model_under_the_primary_protocol() -> None:
+    config = config_with(serving_comparison=SERVED)
+    for model in SERVED["models"]:
+        plan = stems(config, model)
+        shard = plan["capability_T0_native_repaired_p-full_srv-llama-server"]
+        assert (shard.kinds, shard.repeats, shard.key.temperature) == ({"serving"}, 1, 0.0)
+        assert len([s for s in plan if "_srv-" in s]) == 1
+    assert not [s for s in stems(config, "smollm2-135m") if "_srv-" in s]  # not listed: not served
+    legacy = stems(config_with(serving_comparison=SERVED, protocol="legacy", repeats=1), "qwen2.5-coder-0.5b")
+    assert "capability_T0_native_repaired_srv-llama-server" in legacy  # the primary protocol, whichever it is
+
+
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        (["nope"], "'nope' is not a configured embedded model"),
+        (["smollm2-135m", "smollm2-135m"], "models are named once each"),
+        ([], "at least 1 item"),
+    ],
+)
+def test_the_serving_comparison_takes_embedded_models_once_each(models: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_with(serving_comparison={"models": models})
+
+
+def test_a_model_with_a_chat_format_of_its_own_cannot_be_served() -> None:
+    config = config_with(serving_comparison={"models": ["gemma3-270m"], "repeats": 1})
+    planned = stems(config, "gemma3-270m")["capability_T0_native_repaired_p-full_srv-llama-server"]
+    with pytest.raises(ConfigError, match="own chat template"):
+        run_settings(config, planned)
+
+
+def test_a_serving_shard_runs_the_in_process_models_settings_and_records_its_server() -> None:
+    config = config_with(serving_comparison=SERVED)
+    key = shard_key(config, "qwen2.5-coder-0.5b", "capability", 0.0, server="llama-server")
+    settings = run_settings(config, shard_for(config, key))
+    assert settings.serving is not None and settings.concurrency == 1
+    assert settings.serving["server"] == "llama-server" and settings.serving["in_process_model"] == key.model
+    assert settings.serving["n_ctx"] == config.models[key.model].n_ctx and settings.serving["parallel"] == 1
+    assert settings.serving["request"] == {
+        "cache_prompt": False,
+        "verbose": True,
+        "response_fields": ["content"],
+    }
+    assert run_settings(config, shard_for(config, dataclasses.replace(key, server=None))).serving is None
 
 
 def test_a_rerun_is_planned_once_per_model_and_label() -> None:

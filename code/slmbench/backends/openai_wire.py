@@ -71,7 +71,8 @@ def request_options(options: GenerationOptions) -> dict[str, Any]:
 
 def to_model_reply(completion: Any, latency_s: float) -> ModelReply:
     """A chat completion as the harness records it: the content as text, the tool calls as the server returned
-    them (arguments still the server's JSON string), token counts and the prompt tokens the server reused.
+    them (arguments still the server's JSON string), token counts, the prompt tokens the server reused and the
+    raw generated text where the server returns it (``generated_text``).
 
     Raises:
         MalformedReply: The body has no choice with a message (retried as a transient failure).
@@ -97,7 +98,17 @@ def to_model_reply(completion: Any, latency_s: float) -> ModelReply:
         latency_s=latency_s,
         finish_reason=str(choice.finish_reason or ""),
         logprobs=[t.logprob for t in logprobs.content] if logprobs and logprobs.content else None,
+        server_text=generated_text(completion),
     )
+
+
+def generated_text(completion: Any) -> str | None:
+    """The raw text the server generated, before its tool-call parser, where it returns it: llama.cpp's server
+    does in ``__verbose.content`` when a request asks for it (``verbose: true``; ``response_fields: ["content"]``
+    keeps only that field), else None."""
+    verbose = (getattr(completion, "model_extra", None) or {}).get("__verbose")
+    content = verbose.get("content") if isinstance(verbose, dict) else None
+    return content if isinstance(content, str) else None
 
 
 def context_overflow(body: object, message: str, max_tokens: int, num_ctx: int) -> ContextOverflow | None:

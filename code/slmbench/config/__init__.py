@@ -18,6 +18,7 @@ from slmbench.config.parts import (
     NullControl,
     ProtocolStudy,
     ScaffoldComparison,
+    ServingComparison,
 )
 from slmbench.vocab import (
     DEFAULT_BOOTSTRAP_SEED,
@@ -30,8 +31,8 @@ from slmbench.vocab import (
 
 __all__ = [
     "BackendName", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
-    "ProtocolStudy", "ScaffoldComparison", "StudyConfig", "WeightsSpec", "load_config", "model_spec",
-    "parse_config",
+    "ProtocolStudy", "ScaffoldComparison", "ServingComparison", "StudyConfig", "WeightsSpec", "load_config",
+    "model_spec", "parse_config",
 ]  # fmt: skip
 
 
@@ -64,6 +65,7 @@ class StudyConfig(BaseModel):
     null_control: NullControl | None = None
     scaffold_comparison: ScaffoldComparison | None = None
     context_comparison: ContextComparison | None = None
+    serving_comparison: ServingComparison | None = None
     tasks: list[str] | dict[Suite, list[str]] = Field(
         default_factory=list,
         description="Run only these task ids: one list for every suite, or a list per suite (empty or a suite not "
@@ -87,6 +89,17 @@ class StudyConfig(BaseModel):
     def _comparison_differs(self) -> StudyConfig:
         if self.scaffold_comparison and self.scaffold in self.scaffold_comparison.scaffolds:
             raise ValueError(f"scaffold_comparison.scaffolds repeats the primary scaffold {self.scaffold!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _served_models_embedded(self) -> StudyConfig:
+        for name in self.serving_comparison.models if self.serving_comparison else []:
+            spec = self.models.get(name)
+            if spec is None or not spec.embedded:
+                raise ValueError(
+                    f"serving_comparison.models: {name!r} is not a configured embedded model (backend llamacpp"
+                    " with weights): the server runs the same GGUF file"
+                )
         return self
 
     @model_validator(mode="after")

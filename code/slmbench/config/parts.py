@@ -1,4 +1,4 @@
-"""The optional parts of a study beside its primary condition: the null control, the scaffold and context
+"""The optional parts of a study beside its primary condition: the null control, the scaffold, context and serving
 comparisons, the protocol study and the eligibility study."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from slmbench.vocab import (
     PromptStyle,
     RequantType,
     ScaffoldName,
+    ServerName,
     Suite,
 )
 
@@ -59,6 +60,25 @@ class ContextComparison(BaseModel):
     def _at_least_256(cls, values: list[int]) -> list[int]:
         if any(v < 256 for v in values):
             raise ValueError("every context window must be at least 256 tokens")
+        return values
+
+
+class ServingComparison(BaseModel):
+    """Embedded models run again behind a serving stack the runner starts on the same GGUF file (its own chat
+    template and tool-call parser), under the primary protocol at the lowest temperature, paired task by task
+    with the in-process trials."""
+
+    model_config = ConfigDict(extra="forbid")
+    models: list[str] = Field(min_length=1, description="embedded models of the study (backend llamacpp)")
+    server: ServerName = Field(default="llama-server", description="the serving stack")
+    suites: list[Suite] = Field(default_factory=_capability_only)
+    repeats: int | None = Field(default=None, ge=1, description="repeats of each task (None: the study's)")
+
+    @field_validator("models")
+    @classmethod
+    def _distinct(cls, values: list[str]) -> list[str]:
+        if len(set(values)) != len(values):
+            raise ValueError(f"models are named once each: {values}")
         return values
 
 

@@ -207,6 +207,25 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "$p$, and the peak resident memory (MB) of the process under each window. Base models are marked "
         "\\textsuperscript{b}.",
     ),
+    "serving": TableSpec(
+        topic="serving",
+        base_key="srv.model.{m}.base",
+        columns=(
+            *_paired_columns("srv", "In-proc.", "Served"),
+            Column("$p$", "srv.model.{m}.mcnemar.p"),
+            Column("Calls in-proc.", "srv.model.{m}.calls.primary"),
+            Column("Calls returned", "srv.model.{m}.calls.returned"),
+            Column("In raw text", "srv.model.{m}.calls.raw"),
+            Column("Dropped", "srv.model.{m}.calls.dropped.k"),
+            Column("Changed", "srv.model.{m}.calls.changed.k"),
+        ),
+        caption="The same GGUF files run in-process and behind a server that applies its own chat template and "
+        "tool-call parser, on the same capability tasks under the primary protocol at the lowest temperature, "
+        "paired task by task: accuracy with Wilson 95\\% intervals and the exact McNemar $p$; the tool calls the "
+        "in-process harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our "
+        "parser reads in the server's raw generated text, those the server's parser dropped or changed (another "
+        "name or other arguments). Base models are marked \\textsuperscript{b}.",
+    ),
     "protocol": TableSpec(
         topic="protocol",
         base_key=None,

@@ -159,6 +159,7 @@ class _Trial:
                 latency_s=round(reply.latency_s, 4),
                 finish_reason=reply.finish_reason,
                 logprobs=reply.logprobs,
+                server_text=reply.server_text,
             )
         )
         parsed = parse_output(reply.text, reply.native_tool_calls, self.schemas, s.parser_mode, self.scaffold)

@@ -8,7 +8,9 @@ slots has the context window ``n_ctx`` (the server is given ``n_ctx × parallel`
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import signal
 import socket
 import subprocess
 import time
@@ -23,6 +25,12 @@ import httpx
 from slmbench.models.weights import cache_dir
 
 log = logging.getLogger(__name__)
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a process gets when its parent dies."""
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)  # this process's C library (prctl on Linux)
+except OSError:
+    _LIBC = None
 
 
 class LlamaServerError(RuntimeError):
@@ -43,6 +51,14 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _end_with_parent() -> None:
+    """In the server's process before it runs (Linux): SIGTERM when the process that started it dies, so a killed
+    runner leaves no server behind (elsewhere: nothing)."""
+    prctl = getattr(_LIBC, "prctl", None)
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass
@@ -75,24 +91,34 @@ class LlamaServer:
         ]
 
     def start(self, timeout_s: float = 180.0) -> LlamaServer:
-        """Start the server and wait until ``/health`` answers 200 (the model is loaded)."""
+        """Start the server and wait until ``/health`` answers 200 (the model is loaded); a server that does not
+        come up, or a wait cut short (Ctrl-C), is stopped before the error propagates."""
         self.port = self.port or free_port()
         self._log = self.log_path.open("wb") if self.log_path else None
         output = self._log or subprocess.DEVNULL
-        self._process = subprocess.Popen(self.command(), stdout=output, stderr=subprocess.STDOUT)
+        self._process = subprocess.Popen(
+            self.command(), stdout=output, stderr=subprocess.STDOUT, preexec_fn=_end_with_parent
+        )
         self.pid = self._process.pid
+        try:
+            self._wait_until_healthy(self._process, timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        log.info("llama-server pid %d serving %s at %s", self.pid, self.alias, self.base_url)
+        return self
+
+    def _wait_until_healthy(self, process: subprocess.Popen[bytes], timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise LlamaServerError(f"llama-server exited with {self._process.returncode}: {self._tail()}")
+            if process.poll() is not None:
+                raise LlamaServerError(f"llama-server exited with {process.returncode}: {self._tail()}")
             try:
                 if httpx.get(self.base_url.removesuffix("/v1") + "/health", timeout=2.0).status_code == 200:
-                    log.info("llama-server pid %d serving %s at %s", self.pid, self.alias, self.base_url)
-                    return self
+                    return
             except httpx.HTTPError:
                 pass
             time.sleep(0.25)
-        self.stop()
         raise LlamaServerError(
             f"llama-server did not answer /health within {timeout_s:.0f} s: {self._tail()}"
         )

@@ -47,6 +47,11 @@ class ModelResponse(_Event):
     latency_s: float = 0.0
     finish_reason: str = ""
     logprobs: list[float] | None = None
+    server_text: str | None = Field(
+        default=None,
+        description="the text the server generated, before its own parser took tool calls out of it (where a"
+        " server that parses tool calls returns it: llama-server's `__verbose.content`); None otherwise",
+    )
 
 
 class ToolCallEvent(_Event):

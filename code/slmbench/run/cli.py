@@ -3,13 +3,16 @@
 The shard is named by its key: ``--shard <model>/<stem>`` (what the trial rule passes), or by hand with
 ``--model``, ``--suite`` and ``--temperature`` and any other setting, which build the same key
 (``slmbench.run.plan.shard_key``). Its repeats and tasks are the plan's (``slmbench.run.plan.shard_for``) unless
-``--repeats`` or ``--tasks`` say otherwise.
+``--repeats`` or ``--tasks`` say otherwise. A serving shard (``_srv-<server>``) starts its server and stops it
+when the run ends (``slmbench.run.serving``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +21,14 @@ import click
 from slmbench.backends.base import Backend, BackendError
 from slmbench.config import ConfigError, StudyConfig, load_config, model_spec
 from slmbench.harness.scaffolds import scaffold_names
+from slmbench.models.llama_server import LlamaServer, LlamaServerError
 from slmbench.records.fingerprint import trial_fingerprint
 from slmbench.records.ledger import RawRecordError, ShardLockedError
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import shard_for, shard_key
 from slmbench.run.runner import run_settings, run_shard
-from slmbench.vocab import NULL_CONTROL, PARSER_MODES, SUITES
+from slmbench.run.serving import serving
+from slmbench.vocab import NULL_CONTROL, PARSER_MODES, SERVERS, SUITES
 
 
 def _key(config: StudyConfig, shard: str | None, rerun: str | None, by_hand: dict[str, Any]) -> ShardKey:
@@ -78,6 +83,12 @@ def _key(config: StudyConfig, shard: str | None, rerun: str | None, by_hand: dic
     "--rerun", default=None, help="By hand: label of a rerun of trials already run (part of each trial's id)."
 )
 @click.option(
+    "--server",
+    type=click.Choice(SERVERS),
+    default=None,
+    help="By hand: run the model's GGUF behind this server, started here (default: the model's own backend).",
+)
+@click.option(
     "--repeats", type=click.IntRange(min=1), default=None, help="Repeats per variant (default: the plan's)."
 )
 @click.option("--tasks", default="", help="Comma-separated task ids (default: the plan's).")
@@ -120,8 +131,15 @@ def run(
             cache["fp"] = backend.fingerprint()
         return trial_fingerprint(key.model, spec, cache["fp"], temp, seed)  # type: ignore[arg-type]
 
+    def started(server: LlamaServer) -> None:
+        click.echo(f"{key.name}: {key.server} pid {server.pid} at {server.base_url}", file=sys.stderr)
+
     try:
-        written = run_shard(settings, factory, out, fingerprint_for, progress=not no_progress)
-    except (BackendError, ShardLockedError, RawRecordError, ValueError) as exc:
+        with contextlib.ExitStack() as stack:
+            opened: Callable[[], Backend] = factory
+            if settings.serving is not None:
+                opened = stack.enter_context(serving(key.model, spec, settings.serving, started))
+            written = run_shard(settings, opened, out, fingerprint_for, progress=not no_progress)
+    except (BackendError, ShardLockedError, RawRecordError, LlamaServerError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{out}: {key.name}: {written} new trial(s) written", file=sys.stderr)

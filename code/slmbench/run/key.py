@@ -1,10 +1,11 @@
 """A shard's identity, defined once: its file name's stem and the ids of its trials both come from ``ShardKey``.
 
 A shard is every trial of one model on one suite under one condition. Its stem is
-``<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>]`` and each trial id
-carries the same tags in the same order (``.../<mode>/ctx<N>/p-<protocol>/turns<N>/tok<N>/rerun-<label>/r<i>``);
-a tag is left out where the shard runs the study's own setting (``_p-`` for ``legacy``, the first dataset's
-protocol). The null control is the suite ``null_control``: capability tasks rerun, kept apart by their name.
+``<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]`` and
+each trial id carries the same tags in the same order
+(``.../<mode>/ctx<N>/p-<protocol>/turns<N>/tok<N>/rerun-<label>/srv-<server>/r<i>``); a tag is left out where the
+shard runs the study's own setting (``_p-`` for ``legacy``, the first dataset's protocol; ``_srv-`` for the model's
+own backend). The null control is the suite ``null_control``: capability tasks rerun, kept apart by their name.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from slmbench.vocab import (
     NULL_CONTROL,
     PARSER_MODES,
     SCAFFOLDS,
+    SERVERS,
     STUDY_ID,
     SUITES,
     ParserMode,
@@ -28,7 +30,9 @@ from slmbench.vocab import (
 
 NULL_CONTROL_SUITE: Suite = "capability"
 """The task suite the null control reruns tasks of."""
-STEM_FORM = "<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>]"
+STEM_FORM = (
+    "<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]"
+)
 
 
 def _stem_regex(named: bool) -> str:
@@ -48,6 +52,7 @@ def _stem_regex(named: bool) -> str:
         + f"(?:_turns{group('max_turns', '[0-9]+')})?"
         + f"(?:_tok{group('max_tokens', '[0-9]+')})?"
         + f"(?:_rerun-{group('rerun', NAME_PATTERN)})?"
+        + f"(?:_srv-{group('server', '|'.join(SERVERS))})?"
     )
 
 
@@ -61,7 +66,8 @@ class ShardKey:
     """Which trials a shard holds: model, suite, temperature, scaffold, parser mode and the condition's tags.
 
     ``n_ctx``, ``max_turns`` and ``max_tokens`` are None where the shard runs the model's or the study's own
-    setting (``slmbench.run.plan.shard_key`` normalises them); ``rerun`` labels a rerun of trials already run.
+    setting (``slmbench.run.plan.shard_key`` normalises them); ``rerun`` labels a rerun of trials already run;
+    ``server`` names the serving stack the runner starts on the model's GGUF file (None: the model's own backend).
     """
 
     model: str
@@ -74,6 +80,7 @@ class ShardKey:
     max_turns: int | None = None
     max_tokens: int | None = None
     rerun: str | None = None
+    server: str | None = None
 
     @property
     def task_suite(self) -> Suite:
@@ -86,12 +93,14 @@ class ShardKey:
 
     def tags(self) -> list[str]:
         """Every setting the shard does not share with the study, in order: ``ctx1024``, ``p-full``,
-        ``turns10``, ``tok512``, ``rerun-2`` (joined by ``_`` in the stem and by ``/`` in a trial id)."""
+        ``turns10``, ``tok512``, ``rerun-2``, ``srv-llama-server`` (joined by ``_`` in the stem and by ``/`` in a
+        trial id)."""
         tags = [] if self.n_ctx is None else [f"ctx{self.n_ctx}"]
         tags += [] if self.protocol == LEGACY_NAME else [f"p-{self.protocol}"]
         tags += [] if self.max_turns is None else [f"turns{self.max_turns}"]
         tags += [] if self.max_tokens is None else [f"tok{self.max_tokens}"]
         tags += [] if self.rerun is None else [f"rerun-{self.rerun}"]
+        tags += [] if self.server is None else [f"srv-{self.server}"]
         return tags
 
     def stem(self) -> str:

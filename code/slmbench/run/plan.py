@@ -1,9 +1,9 @@
 """The study's shard plan, defined once: every shard config.yaml asks for, each a ``ShardKey`` with its repeats
 and tasks.
 
-The plan holds the primary condition (every model x suite x temperature), the null control, the scaffold and
-context comparisons (at the lowest temperature) and the protocol study, all under the config's scaffold, parser
-mode and protocol unless a comparison says otherwise. Two parts that plan the same shard (the primary shard under
+The plan holds the primary condition (every model x suite x temperature), the null control, the scaffold, context
+and serving comparisons (at the lowest temperature) and the protocol study, all under the config's scaffold,
+parser mode and protocol unless a comparison says otherwise. Two parts that plan the same shard (the primary shard under
 ``protocol: full`` is the protocol study's ``full`` shard) plan it once, with both kinds; planning it with other
 repeats or tasks is an error. The trial rules, ``slmbench run --shard`` and the SLURM resources read it.
 """
@@ -50,6 +50,7 @@ def shard_key(
     max_turns: int | None = None,
     max_tokens: int | None = None,
     rerun: str | None = None,
+    server: str | None = None,
 ) -> ShardKey:
     """The key of a shard of ``model``: the config's scaffold, mode and protocol where none is given, and a context
     window or limit that equals the model's or the study's own left out of the name.
@@ -71,6 +72,7 @@ def shard_key(
         max_turns=max_turns if max_turns != config.max_turns else None,
         max_tokens=max_tokens if max_tokens != config.max_tokens else None,
         rerun=rerun,
+        server=server,
     )
     try:
         ShardKey.from_stem(model, key.stem())
@@ -127,6 +129,11 @@ def _parts(config: StudyConfig, model: str) -> Iterator[tuple[PlanKind, ShardKey
             for n_ctx in (n for n in cc.n_ctx if n != window):
                 key = shard_key(config, model, suite, t0, n_ctx=n_ctx)
                 yield "context", key, cc.repeats or repeats, selected_tasks(config, suite)
+    if config.serving_comparison and model in config.serving_comparison.models:
+        sv = config.serving_comparison
+        for suite in sv.suites:
+            key = shard_key(config, model, suite, t0, server=sv.server)
+            yield "serving", key, sv.repeats or repeats, selected_tasks(config, suite)
     yield from _protocol_study(config, model)
 
 

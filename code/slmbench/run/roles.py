@@ -2,11 +2,11 @@
 comparison (another scaffold, a smaller context window), decided once from config.yaml and the plan.
 
 A trial is *primary* when it ran the study's primary condition (the config's scaffold, parser mode, protocol,
-limits, temperatures and the model's context window) in the primary run: the original run, or, where the
+limits, temperatures and the model's context window, on the model's own backend) in the primary run: the original run, or, where the
 config names a ``primary_cpu``, the run on that kind of CPU (greedy replies can differ between kinds of CPU, so
 every primary result and every comparison with it then reads trials of one kind). A trial's *comparison* is the
-part of the plan its shard belongs to (``scaffold`` or ``context``), so a comparison pairs exactly the shards the
-config planned for it, whatever protocol they name.
+part of the plan its shard belongs to (``scaffold``, ``context`` or ``serving``), so a comparison pairs exactly the
+shards the config planned for it, whatever protocol they name.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from slmbench.run.plan import plan_shards
 from slmbench.vocab import COMPARISON_KINDS
 
 INPUT_COLUMNS = ["model", "suite", "temperature", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
-                 "max_tokens", "rerun", "cpu", "source_file"]  # fmt: skip
+                 "max_tokens", "rerun", "server", "cpu", "source_file"]  # fmt: skip
 """The trial columns the roles are decided from."""
 _RUN = ["model", "suite", "temperature"]
 """What one run of the primary condition covers: one model's suite at one temperature."""
@@ -36,6 +36,7 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
     )
     temperature = frame["temperature"].astype(float).isin([float(t) for t in config.temperatures])
+    own_backend = frame["server"].isna() if "server" in frame else pd.Series(True, index=frame.index)
     return (
         (frame["scaffold"] == config.scaffold)
         & (frame["parser_mode"] == config.parser_mode)
@@ -43,6 +44,7 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         & same_ctx
         & same_limits
         & temperature
+        & own_backend
     )
 
 
@@ -65,7 +67,7 @@ def primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
 
 
 def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
-    """The comparison each trial's shard was planned for (``scaffold``, ``context``), else missing."""
+    """The comparison each trial's shard was planned for (``scaffold``, ``context``, ``serving``), else missing."""
     kinds: dict[str, str] = {}
     for shard in plan_shards(config):
         for kind in COMPARISON_KINDS:

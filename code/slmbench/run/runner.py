@@ -18,7 +18,7 @@ from typing import Any
 from tqdm import tqdm
 
 from slmbench.backends.base import Backend, BackendError, preflight
-from slmbench.config import StudyConfig
+from slmbench.config import StudyConfig, model_spec
 from slmbench.harness.loop import LoopSettings, TrialRun, run_trial
 from slmbench.harness.protocol import LEGACY, ProtocolConditions
 from slmbench.judging.checks import TrialView
@@ -29,6 +29,7 @@ from slmbench.records.ledger import ShardWriter
 from slmbench.run.inflight import in_flight
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import Shard
+from slmbench.run.serving import serving_settings
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.variants import TrialSpec, trial_plan
 from slmbench.vocab import STUDY_ID
@@ -49,6 +50,7 @@ class ShardRun:
     conditions: ProtocolConditions = LEGACY
     study: str = STUDY_ID
     concurrency: int = 1  # trials in flight at once (a served model); records are appended as trials finish
+    serving: dict[str, Any] | None = None  # a serving shard's server and how it ran (``run.serving``)
 
     @property
     def key(self) -> ShardKey:
@@ -60,7 +62,8 @@ def run_settings(config: StudyConfig, shard: Shard) -> ShardRun:
     """The settings a shard runs with: the study's, where its key names no limit of its own.
 
     Raises:
-        ConfigError: the key's protocol is not defined under ``protocols``.
+        ConfigError: the key's protocol is not defined under ``protocols``, or a serving shard's model cannot be
+            served (``run.serving.serving_settings``).
     """
     key = shard.key
     return ShardRun(
@@ -71,6 +74,9 @@ def run_settings(config: StudyConfig, shard: Shard) -> ShardRun:
         max_tokens=key.max_tokens or config.max_tokens,
         conditions=config.conditions(key.protocol),
         concurrency=config.models[key.model].concurrency if key.model in config.models else 1,
+        serving=serving_settings(key, model_spec(config, key.model), config.trial_budget_s)
+        if key.server
+        else None,
     )
 
 
@@ -160,6 +166,7 @@ def build_record(
                 "protocol": {"name": key.protocol, **shard.conditions.as_dict()},
                 **({"kv_reset": run.kv_reset} if run.kv_reset is not None else {}),
                 "concurrency": shard.concurrency,
+                **({"serving": shard.serving} if shard.serving else {}),
             },
         },
     )

@@ -26,7 +26,7 @@ def trial(stem: str, model: str = "smollm2-135m", cpu: str = "AMD EPYC") -> dict
     return {
         "model": model, "suite": key.suite, "temperature": key.temperature, "scaffold": key.scaffold,
         "parser_mode": key.mode, "protocol": key.protocol, "n_ctx": key.n_ctx, "max_turns": key.max_turns,
-        "max_tokens": key.max_tokens, "rerun": key.rerun, "cpu": cpu,
+        "max_tokens": key.max_tokens, "rerun": key.rerun, "server": key.server, "cpu": cpu,
         "source_file": f"data/raw/slmbench/{model}/{stem}.jsonl",
     }  # fmt: skip
 
@@ -42,6 +42,7 @@ STEMS = [
     ("capability_T0_react_repaired", "AMD EPYC"),
     ("reliability_T0_native_repaired_p-full", "AMD EPYC"),
     ("null_control_T0_native_repaired_p-full", "AMD EPYC"),
+    ("capability_T0_native_repaired_p-full_srv-llama-server", "AMD EPYC"),
 ]
 
 
@@ -85,3 +86,15 @@ def test_a_comparison_is_the_part_of_the_plan_its_shard_belongs_to() -> None:
         "capability_T0_native_repaired_ctx1024_p-full": "context",
         "capability_T0_react_repaired_p-full-react": "scaffold",  # the legacy ReAct shard is no longer planned
     }
+    served = comparison(frame(), config_with(serving_comparison={"models": ["smollm2-135m"]})).dropna()
+    assert served["capability_T0_native_repaired_p-full_srv-llama-server"] == "serving"
+
+
+def test_a_served_trial_is_never_primary() -> None:
+    """It runs the primary condition, but behind a server: one side of the serving comparison only."""
+    config = config_with(serving_comparison={"models": ["smollm2-135m"]})
+    for cpu in ("AMD EPYC", None):
+        assert not primary(frame(), config_with(primary_cpu=cpu))[
+            "capability_T0_native_repaired_p-full_srv-llama-server"
+        ]
+    assert primary(frame().drop(columns="server"), config).sum() == primary(frame(), config).sum()

@@ -1,8 +1,9 @@
 """The protocol study's conditions: our capability trials under one protocol and limits, each declared as a
 selection first, with the rows it picks.
 
-Every condition shares the study's capability trials in the primary scaffold and parser mode (``capability``),
-their largest context window, the study's usual limits (the most common values) and its lowest temperature.
+Every condition shares the study's capability trials in the primary scaffold and parser mode (``capability``) on
+each model's own backend (the serving comparison's trials are topic ``serving``'s), their largest context window,
+the study's usual limits (the most common values) and its lowest temperature.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ _READ = (
     "trial_id", "study", "suite", "model", "task_id", "group", "variant", "temperature", "repeat", "protocol",
     "n_ctx", "max_turns", "max_tokens", "scaffold", "parser_mode", "primary", "params_b", "is_base", "passed",
     "outcome", "failure_class", "stop_reason", "closing_answer", "transcript_sha256", "harm", "cpu",
-    "rerun", "first_request_sha256", "first_reply_sha256",
+    "rerun", "server", "first_request_sha256", "first_reply_sha256",
 )  # fmt: skip
 """The columns of the trials the comparisons, repeats and floors read."""
 _memo: TableMemo[dict[Hashable, Any]] = TableMemo(lambda _: {})
@@ -47,12 +48,15 @@ def capability(trials: pd.DataFrame) -> tuple[Selected, dict[str, Any]]:
     memo = _memo(trials)
     if "capability" not in memo:
         mask = ((trials["study"] == STUDY_ID) & (trials["suite"] == "capability")).to_numpy(dtype=bool)
+        selection = dict(SCOPE)
+        if "server" in trials and trials["server"].notna().any():  # the serving comparison's trials
+            mask &= trials["server"].isna().to_numpy(dtype=bool)
+            selection["server"] = None
         facts: dict[str, Any] = {}
-        selected = Selected(dict(SCOPE), trials.iloc[:0])
+        selected = Selected(dict(selection), trials.iloc[:0])
         if mask.any():
             main = mask & trials["primary"].to_numpy(dtype=bool) if "primary" in trials else mask
             keep = mask.copy()
-            selection = dict(SCOPE)
             for column in ("scaffold", "parser_mode"):
                 value = trials[column][main if main.any() else mask].mode().iloc[0]
                 keep &= (trials[column] == value).to_numpy(dtype=bool)
