@@ -52,7 +52,7 @@ ANALYSIS_CODE = sorted(
 # editing them reruns the topics
 PACKAGE_SOURCES = sorted(
     str(p)
-    for part in ("tidy.py", "config", "conditions.py", "vocab.py", "records", "judging", "run", "tasks", "tools")
+    for part in ("tidy", "config", "conditions.py", "vocab.py", "records", "judging", "run", "tasks", "tools")
     for p in ([Path("code/slmbench", part)] if part.endswith(".py") else Path("code/slmbench", part).rglob("*"))
     if p.suffix in {".py", ".yaml"} and "__pycache__" not in p.parts
 )  # what judges and tabulates a record (checks, tasks, scoring): editing any of it re-tidies

@@ -12,13 +12,8 @@ import pytest
 from tests.fixtures.ollama_server import OllamaFixtureServer, recorded, serve
 
 from slmbench.backends.base import Backend, BackendError, ContextOverflow, GenerationOptions, create_backend
-from slmbench.backends.ollama_backend import (
-    DEFAULT_HOST,
-    ModelNotFoundError,
-    OllamaBackend,
-    dropped_schema_keys,
-    to_ollama_messages,
-)
+from slmbench.backends.ollama_backend import DEFAULT_HOST, ModelNotFoundError, OllamaBackend
+from slmbench.backends.ollama_wire import dropped_schema_keys, to_ollama_messages
 from slmbench.backends.retry import RetryPolicy
 
 FAST = RetryPolicy(attempts=3, base_delay_s=0.01, max_delay_s=0.02)

@@ -1,4 +1,4 @@
-"""Tests for slmbench.harness.repairs: lenient JSON, call shapes, argument repairs and schema reasons."""
+"""Tests for slmbench.harness.repairs: the argument repairs of the repaired mode."""
 
 # ruff: noqa: E501  (the case tables keep one case per line)
 
@@ -9,19 +9,7 @@ from typing import Any
 import pytest
 from tests.fixtures.parser_tools import TOOLS as SHARED_TOOLS
 
-from slmbench.harness.repairs import (
-    CONTENT_RULES,
-    BracketIndex,
-    ContentRule,
-    balanced_end,
-    check_arguments,
-    describe_parameters,
-    find_calls,
-    fix_near_json,
-    loads_json,
-    repair_arguments,
-    sql_kind,
-)
+from slmbench.harness.repairs import CONTENT_RULES, ContentRule, repair_arguments, sql_kind
 
 _OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
 TOOLS: dict[str, dict[str, Any]] = {
@@ -37,82 +25,6 @@ TOOLS: dict[str, dict[str, Any]] = {
         "required": ["left", "right"],
     },
 }
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("{'a': 'b'}", {"a": "b"}),
-        ('{"a": [1, 2,], }', {"a": [1, 2]}),
-        ("{'ok': True, 'no': False, 'x': None}", {"ok": True, "no": False, "x": None}),
-        ("{'say': 'it\\'s \"fine\"'}", {"say": 'it\'s "fine"'}),
-        ('{"keep": "True, None,}", \'n\': None}', {"keep": "True, None,}", "n": None}),
-    ],
-)
-def test_near_json_fixes(text: str, value: Any) -> None:
-    assert loads_json(text, lenient=True) == (value, True)
-    with pytest.raises(ValueError):
-        loads_json(text, lenient=False)
-
-
-def test_loads_json_clean_and_hopeless() -> None:
-    assert loads_json('{"a": 1}', lenient=False) == ({"a": 1}, False)
-    with pytest.raises(ValueError):
-        loads_json("{a: 1", lenient=True)
-    with pytest.raises(ValueError):
-        loads_json("[" * 100000, lenient=True)
-    assert fix_near_json("'unterminated") == '"unterminated"'
-
-
-@pytest.mark.parametrize(
-    ("text", "start", "end"),
-    [
-        ('{"a": "}"} tail', 0, 10),
-        ("x(1, (2))", 1, 9),
-        ("{[}]", 0, None),
-        ("{", 0, None),
-        ('{"a\\"}": 1}', 0, 11),
-    ],
-)
-def test_balanced_end(text: str, start: int, end: int | None) -> None:
-    assert balanced_end(text, start) == end
-
-
-def test_bracket_index_settles_nested_brackets() -> None:
-    index = BracketIndex('{{[}"]"()')
-    assert index.end(0) is None and index.end(1) is None and index.end(2) is None
-    assert index.end(7) == 9
-    same = BracketIndex('x {"a": {"b": [1]}} y')
-    assert [same.end(i) for i in (2, 8, 14)] == [19, 18, 17]
-
-
-def is_tool(name: str) -> bool:
-    return name in TOOLS
-
-
-@pytest.mark.parametrize(
-    ("value", "names"),
-    [
-        ({"name": "search", "arguments": {}}, ["search"]),
-        ({"tool": "search"}, ["search"]),
-        ({"name": "Ann", "age": 3}, []),
-        ({"name": "other", "parameters": {}}, ["other"]),
-        ({"tool_calls": [{"function": {"name": "search", "arguments": "{}"}}, {"name": "pair", "args": {}}]}, ["search", "pair"]),
-        ({"search": {"query": "x"}}, ["search"]),
-        ({"search": "x"}, []),
-        ([1, "a", None], []),
-    ],
-)  # fmt: skip
-def test_find_calls(value: Any, names: list[str]) -> None:
-    assert [c.name for c in find_calls(value, is_tool)] == names
-
-
-def test_call_shape_canonical_keys() -> None:
-    (canonical,) = find_calls({"name": "search", "arguments": {}}, is_tool)
-    (other,) = find_calls({"name": "search", "arguments": {}, "id": 1}, is_tool)
-    assert canonical.canonical and not other.canonical
-    (named,) = find_calls({"name": "zzz"}, is_tool, any_name=True)
-    assert named.name == "zzz" and not named.has_arguments
 
 
 @pytest.mark.parametrize(
@@ -181,25 +93,3 @@ def test_content_rules_are_a_table() -> None:
     finally:
         CONTENT_RULES.clear()
         CONTENT_RULES.update(saved)
-
-
-def test_check_arguments_reasons() -> None:
-    assert check_arguments("search", {"query": "a"}, TOOLS, guard=False) is None
-    reason, guarded = check_arguments("search", {"limit": "2"}, TOOLS, guard=False) or ("", True)
-    assert "'query' is a required property" in reason and "limit: '2' is not of type 'integer'" in reason
-    assert not guarded
-
-
-def test_sibling_required_guard() -> None:
-    args = {"query": "a", "sql": "SELECT 1", "junk": 1}
-    plain, plain_guarded = check_arguments("search", args, TOOLS, guard=False) or ("", True)
-    assert "remove 'sql'" in plain and "remove 'junk'" in plain and not plain_guarded
-    guarded, flag = check_arguments("search", args, TOOLS, guard=True) or ("", False)
-    assert flag and "remove 'sql'" not in guarded and "belongs to tool data_query" in guarded
-    assert "remove 'junk'" in guarded
-
-
-def test_describe_parameters() -> None:
-    text = describe_parameters(TOOLS["data_query"])
-    assert text == "kind (one of select|insert|update|delete, required), sql (string, required)"
-    assert describe_parameters({"type": "object"}) == "none"

@@ -80,7 +80,7 @@ def test_the_scan_itself(source: str, count: int) -> None:
 
 
 def test_mappings_and_models_keyed_by_the_vocabulary_cover_it() -> None:
-    from slmbench.harness.parser import SURFACE_WORDS
+    from slmbench.harness.acceptance import SURFACE_WORDS
     from slmbench.tasks.schema import RELIABILITY_PREFIXES, Rephrasings
     from slmbench.tools.faults import FAULT_MESSAGES
 

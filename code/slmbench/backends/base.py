@@ -38,7 +38,9 @@ class ModelReply:
     latency_s: float = 0.0
     finish_reason: str = ""
     logprobs: list[float] | None = None
-    server_text: str | None = None  # a server's raw generated text, before its tool-call parser (where returned)
+    server_text: str | None = (
+        None  # a server's raw generated text, before its tool-call parser (where returned)
+    )
 
 
 class BackendError(RuntimeError):

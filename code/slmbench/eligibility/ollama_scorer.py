@@ -37,7 +37,8 @@ import ollama
 from ollama._types import Logprob
 
 from slmbench.backends.base import BackendError, GenerationOptions
-from slmbench.backends.ollama_backend import OllamaBackend, to_ollama_options
+from slmbench.backends.ollama_backend import OllamaBackend
+from slmbench.backends.ollama_wire import to_ollama_options
 from slmbench.backends.retry import RetryPolicy
 from slmbench.eligibility.datasets import Item, candidates
 from slmbench.eligibility.prompts import Prompt

@@ -20,7 +20,8 @@ import jsonschema
 
 from slmbench.backends.base import Backend, BackendError, ContextOverflow, GenerationOptions, Message
 from slmbench.harness import protocol as proto
-from slmbench.harness.parser import AcceptedCall, ParseOutcome, parse_output
+from slmbench.harness.calls import AcceptedCall, ParseOutcome
+from slmbench.harness.parser import parse_output
 from slmbench.harness.scaffolds import get_scaffold
 from slmbench.records import schema as rec
 from slmbench.tasks.variants import TrialSpec

@@ -32,8 +32,10 @@ from typing import Any
 from slmbench.conditions import LEGACY as LEGACY
 from slmbench.conditions import LEGACY_NAME as LEGACY_NAME
 from slmbench.conditions import ProtocolConditions as ProtocolConditions
-from slmbench.harness.parser import AcceptedCall, ParsedCall, Refusal
-from slmbench.harness.repairs import check_arguments, loads_json, repair_arguments
+from slmbench.harness.calls import AcceptedCall, ParsedCall, Refusal
+from slmbench.harness.lenient_json import loads_json
+from slmbench.harness.repairs import repair_arguments
+from slmbench.harness.schema_check import check_arguments
 
 FINAL_ANSWER_TOOL = "final_answer"
 ANSWER_IN_CALL = "answer_in_call"

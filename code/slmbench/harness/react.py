@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from slmbench.harness.repairs import balanced_end, loads_json
+from slmbench.harness.lenient_json import balanced_end, loads_json
 
 _ACTION = {
     False: re.compile(r"^[ \t]*Action:[ \t]*(?P<value>.*)$", re.M),

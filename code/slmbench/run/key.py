@@ -30,9 +30,7 @@ from slmbench.vocab import (
 
 NULL_CONTROL_SUITE: Suite = "capability"
 """The task suite the null control reruns tasks of."""
-STEM_FORM = (
-    "<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]"
-)
+STEM_FORM = "<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]"
 
 
 def _stem_regex(named: bool) -> str:
