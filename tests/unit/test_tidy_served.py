@@ -15,7 +15,8 @@ from slmbench.records.ledger import iter_records
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import Shard
 from slmbench.run.runner import ShardRun, run_shard
-from slmbench.tidy import SERVED_COLUMNS, shard_tables
+from slmbench.tidy import shard_tables
+from slmbench.tidy.columns import SERVED_COLUMNS
 
 FULL = ProtocolConditions(
     canonical_history=True, stuck_detection=True, answer_channel=True, closing_turn=True, clean_kv=True
