@@ -50,7 +50,7 @@ def capability(trials: pd.DataFrame) -> tuple[Selected, dict[str, Any]]:
         mask = ((trials["study"] == STUDY_ID) & (trials["suite"] == "capability")).to_numpy(dtype=bool)
         selection = dict(SCOPE)
         if "server" in trials and trials["server"].notna().any():  # the serving comparison's trials
-            mask &= trials["server"].isna().to_numpy(dtype=bool)
+            mask = mask & trials["server"].isna().to_numpy(dtype=bool)
             selection["server"] = None
         facts: dict[str, Any] = {}
         selected = Selected(dict(selection), trials.iloc[:0])
