@@ -118,7 +118,8 @@ def test_every_file_the_config_names_exists() -> None:
 def _with_model(**fields) -> dict:
     data = yaml.safe_load((ROOT / "config.yaml").read_text())
     data["models"] = {"m": {"params_b": 0.5, "instruct": True, **fields}}
-    for key in ("eligibility", "protocol_study", "null_control"):  # plans that name the shipped models
+    # the plans that name the shipped models
+    for key in ("eligibility", "protocol_study", "null_control", "serving_comparison"):
         data.pop(key, None)
     return data
 
