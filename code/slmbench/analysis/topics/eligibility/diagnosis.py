@@ -1,6 +1,7 @@
 """Threshold diagnosis of a binary-task configuration: the margin cut-off with the most correct calibration items
 (few-shot examples left out), applied to test; a configuration that fails the bar is a ``calibration`` failure
-if the tuned cut-off makes it eligible, else a ``capability`` failure (``elig.<task>.<config>.tuned.…``)."""
+if the tuned cut-off makes it eligible, else a ``capability`` failure (``elig.<task>.<config>.tuned.…``); with how
+many candidate cut-offs tied at the best calibration accuracy (``.tuned.n-tied``: above 1 the tie-break chose)."""
 
 from __future__ import annotations
 
@@ -35,11 +36,12 @@ def diagnosis(run: Run, base_acc: float, eligible: bool, alpha: float, row: dict
     row.update(
         threshold=finite(cut.threshold), threshold_text=str(cut.threshold), tuned_k=kt, tuned_acc=finite(tuned.rate),
         tuned_lo=finite(tuned.lo), tuned_hi=finite(tuned.hi), tuned_eligible=tuned_ok, diagnosis=diagnosed,
-        n_cal=cut.n,
+        n_cal=cut.n, tuned_tied=cut.tied,
     )  # fmt: skip
     return [
         threshold_number(f"{run.key}.tuned.threshold", cut.threshold, prov),
         *nb.rate_numbers(f"{run.key}.tuned.acc", tuned, prov),
         nb.flag(f"{run.key}.tuned.eligible", tuned_ok, prov),
         nb.text(f"{run.key}.diagnosis", diagnosed, prov),
+        nb.count(f"{run.key}.tuned.n-tied", cut.tied, prov),
     ]
