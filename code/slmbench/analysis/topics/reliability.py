@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Selection, exclude, selection_for
 from slmbench.analysis.stats_bootstrap import MIN_CLUSTERS, cluster_bootstrap, finite_mean
@@ -306,4 +307,14 @@ def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str
         bootstrap_seed=p["bootstrap_seed"],
         n_boot=p["n_boot"],
     )
-    return [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
+    out = [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
+    return [*out, nb.text(f"rel.composite.{s}.interval", composite_interval_phrase(lo, hi, fewest), prov)]
+
+
+def composite_interval_phrase(lo: float, hi: float, fewest: int) -> str:
+    """The composite's interval as text, or why it has none (fewest: tasks in the smallest dimension)."""
+    if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+        return f"{phrases.percent(lo)} to {phrases.percent(hi)}"
+    if fewest < MIN_CLUSTERS:
+        return f"no interval ({phrases.plural(fewest, 'task')} in a dimension, fewer than {MIN_CLUSTERS} to resample)"
+    return "no interval (every resample gives one value)"
