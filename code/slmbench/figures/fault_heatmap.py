@@ -1,4 +1,4 @@
-"""Fault tolerance: pass rate per model without a fault and under each injected fault, one panel per study."""
+"""Fault tolerance: pass rate per model without a fault and under each injected fault in this study."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Robustness: pass rate per model under the original prompt and each perturbation, one panel per study."""
+"""Robustness: pass rate per model under the original prompt and each perturbation in this study."""
 
 from __future__ import annotations
 
