@@ -43,7 +43,7 @@ def _panel(ax: Axes, src: Source, y: KeyOf, ylabel: str) -> list[Study]:
 def draw(src: Source) -> Figure:
     """``cap.acc.<m>`` and ``ext.acc.<m>``, ``rel.composite.<m>`` and ``ext.rel.composite.<m>`` (as published)
     against ``cap.params.<m>`` / ``ext.params.<m>``."""
-    fig, axes = panels(len(PANELS), height=3.4)
+    fig, axes = panels(len(PANELS), ncols=1, height=3.2)  # one panel a row: room for 13 labels
     studies: set[str] = set()
     for ax, (title, y, ylabel) in zip(axes, PANELS, strict=True):
         drawn = _panel(ax, src, y, ylabel)

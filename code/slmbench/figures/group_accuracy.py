@@ -11,7 +11,7 @@ from slmbench.figures.studies import Study
 from slmbench.figures.variant_grid import grid_panel
 
 
-@figure(reads=("capability"))
+@figure(reads=("capability",))
 def draw(src: Source) -> Figure:
     """Each model's ``cap.group.<group>``."""
     panel = grid_panel(

@@ -10,7 +10,7 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability"))
+@figure(reads=("capability",))
 def draw(src: Source) -> Figure:
     """Each model's ``cap.wall-s.median`` against its capability accuracy."""
     panel = scatter_panel(
