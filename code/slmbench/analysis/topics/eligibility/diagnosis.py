@@ -44,4 +44,5 @@ def diagnosis(run: Run, base_acc: float, eligible: bool, alpha: float, row: dict
         nb.flag(f"{run.key}.tuned.eligible", tuned_ok, prov),
         nb.text(f"{run.key}.diagnosis", diagnosed, prov),
         nb.count(f"{run.key}.tuned.n-tied", cut.tied, prov),
+        nb.flag(f"{run.key}.tuned.tie-broken", cut.tied > 1, prov),
     ]
