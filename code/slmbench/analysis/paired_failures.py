@@ -50,10 +50,11 @@ def no_accepted_call(
     no call attempted, or every attempt refused or unparsed), a wider set than the no-tool-call class
     (``<prefix>.fail.<role>.no-accepted-call``); nothing where the trials do not count their calls."""
     out: list[Number] = []
-    for role, name, passed, calls in (
+    roles: tuple[tuple[Role, str, str, str], ...] = (
         ("primary", names[0], "p_pass", "n_tool_calls_p"),
         ("other", names[1], "o_pass", "n_tool_calls_o"),
-    ):
+    )
+    for role, name, passed, calls in roles:
         if calls not in pairs:
             continue
         failed = pairs[~pairs[passed]]
