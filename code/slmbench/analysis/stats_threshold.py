@@ -54,6 +54,16 @@ def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
     return Cut(best[2], -best[0], len(margins), sum(key[0] == best[0] for key in keys))
 
 
+def tied_margins(margins: Sequence[float], positive: Sequence[bool]) -> list[float]:
+    """Every candidate cut with the best calibration accuracy (``tune_margin`` chose one of them), ascending."""
+    scored = [
+        (sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), t)
+        for t in candidate_cuts(margins)
+    ]
+    best = max((k for k, _ in scored), default=0)
+    return [t for k, t in scored if k == best] if margins else [0.0]
+
+
 def apply_margin(margins: Sequence[float], positive: Sequence[bool], threshold: float) -> int:
     """Items right under "positive iff margin >= threshold"."""
     return sum((m >= threshold) == y for m, y in zip(margins, positive, strict=True))

@@ -54,6 +54,7 @@ def summary(rows: list[dict[str, Any]], margin: float) -> tuple[list[Number], di
         nb.count("elig.n.diag.capability", n_cap, prov),
         nb.count("elig.n.diag.configs", sum(r["task"] in BINARY_TASKS for r in rows), prov),
         nb.count("elig.n.diag.tied", sum(r.get("tuned_tied", 1) > 1 for r in rows), prov),
+        nb.count("elig.n.diag.tie-matters", sum(bool(r.get("tie_matters")) for r in rows), prov),
         nb.text("elig.phrase.tie-break", MARGIN_TIE_BREAK, prov),
         nb.text("elig.phrase.tie-break-cascade", CASCADE_TIE_BREAK, prov),
         nb.count("elig.n.cascade", len(multi), prov),

@@ -36,3 +36,6 @@ def test_the_tie_break_is_stated_and_the_configurations_it_decided_are_counted()
         "closest to 0" in n["elig.phrase.tie-break"] and "fewer items" in n["elig.phrase.tie-break-cascade"]
     )
     assert next(r for r in tables["diagnosis"] if r["model"] == "m-c")["tuned_tied"] == 2
+    # C's tied cut-offs (always approve, always deny) both get 10 of the 20 test items right: the tie-break
+    # does not change its test accuracy
+    assert n[f"{K}.m-c.terse.shipped.tuned.tie-matters"] == "no" and n["elig.n.diag.tie-matters"] == 0
