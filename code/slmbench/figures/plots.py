@@ -191,9 +191,10 @@ def hbar_models(
     base: Sequence[bool],
     lo: Sequence[float | None] | None = None,
     hi: Sequence[float | None] | None = None,
+    missing: str = NOT_RUN,
 ) -> None:
     """Horizontal bars, one row per label (first at the bottom) with interval bars; base models grey and
-    hatched; a row without a value says ``NOT_RUN``."""
+    hatched; a row without a value says ``missing`` (why: not run, by default)."""
     pos = np.arange(len(labels))
     heights = [0.0 if v is None else v for v in values]
     err = None if lo is None or hi is None else errors(heights, lo, hi)
