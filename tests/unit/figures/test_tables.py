@@ -38,3 +38,17 @@ def test_an_interval_the_topic_could_not_give_says_so() -> None:
     ]
     tex = render_table("reliability", {"topic": "reliability", "numbers": numbers})
     assert "no interval" in tex and "[n/a, n/a]" not in tex
+
+
+def test_the_reliability_tables_sort_their_models_by_size() -> None:
+    """The reliability topics list their models with sizes, so their tables sort by size too (they sorted by
+    name: gemma3-270m before smollm2-135m)."""
+    from tests.fixtures.figure_topics import topic_docs
+
+    for name in ("reliability", "reliability_taxonomy"):
+        rows = _rows(render_table(name, topic_docs()[name]))
+        assert (
+            rows.index("smollm2-135m")
+            < rows.index("gemma3-270m\\textsuperscript{b}")
+            < rows.index("qwen2.5-1.5b")
+        )

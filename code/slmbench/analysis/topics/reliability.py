@@ -18,7 +18,7 @@ from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
-from slmbench.analysis.topics.common import PKG, SCORED, model_info, primary_rows, scored
+from slmbench.analysis.topics.common import PKG, SCORED, json_float, model_info, primary_rows, scored
 from slmbench.analysis.topics.common.machine import run_machine
 from slmbench.analysis.topics.flips import (
     PROMPT,
@@ -91,7 +91,11 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         m = sc[sc["model"] == model]
         s = nb.slug(model)
         msel = {**ssel, "model": model}
-        row: dict[str, Any] = {"model": model, "is_base": bool(info.loc[model, "is_base"])}
+        row: dict[str, Any] = {
+            "model": model,
+            "params_b": json_float(info.loc[model, "params_b"]),
+            "is_base": bool(info.loc[model, "is_base"]),
+        }
         if row["is_base"]:
             res.numbers.append(nb.flag(f"rel.base.{s}", True, nb.provenance("is_base", msel, "base model")))
         for dim in DIMS:
