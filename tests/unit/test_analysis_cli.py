@@ -110,8 +110,8 @@ def test_verify_passes_then_detects_a_changed_number(built: Path) -> None:
 def test_verify_checks_the_values_a_figure_plotted(built: Path, tmp_path: Path) -> None:
     from slmbench.figures import draw_figure, values_path
 
-    out = tmp_path / "fig_accuracy_vs_params.pdf"
-    plotted = draw_figure("accuracy_vs_params", {"external": built / "external.json"}, out)
+    out = tmp_path / "fig_external_comparison.pdf"  # the reproduced study's numbers are drawn there
+    plotted = draw_figure("external_comparison", {"external": built / "external.json"}, out)
     assert plotted["ext.acc.qwen2-5-7b"] == pytest.approx(21 / 31) and "ext.params.qwen2-5-7b" in plotted
     args = ["--trials", str(built / "trials.parquet"), "--summary", str(built / "summary.parquet"),
             "--generated", str(built / "generated"), "--figure-values", str(values_path(out))]  # fmt: skip
@@ -120,8 +120,8 @@ def test_verify_checks_the_values_a_figure_plotted(built: Path, tmp_path: Path) 
     values_path(out).write_text(json.dumps({**plotted, "ext.acc.qwen2-5-7b": 0.7, "ext.acc.nope": 0.1}))
     res = CliRunner().invoke(verify, args)
     assert res.exit_code == 1
-    assert "fig_accuracy_vs_params.values.json: changed ext.acc.qwen2-5-7b: plotted 0.7" in res.output
-    assert "fig_accuracy_vs_params.values.json: plotted ext.acc.nope is not a number" in res.output
+    assert "fig_external_comparison.values.json: changed ext.acc.qwen2-5-7b: plotted 0.7" in res.output
+    assert "fig_external_comparison.values.json: plotted ext.acc.nope is not a number" in res.output
 
 
 def _reliability_trials() -> pd.DataFrame:

@@ -77,6 +77,19 @@ def test_pass_hat_k_and_mixed_tasks_with_one_mixed_task() -> None:
     )
 
 
+def test_a_collapsed_interval_is_reported_as_no_interval() -> None:
+    """Ten tasks that all fail every run: each resample of them gives pass^k 0 and CV 0, a zero-width
+    interval that would print as [0.0 %, 0.0 %]; the topic reports no interval and says why."""
+    rows = [r for i in range(10) for r in runs(f"C{i}", [False] * 3)]
+    n = compute(rows)
+    assert value(n, "tax.outcome.pass-hat-k.m-1b") == 0.0 and value(n, "tax.outcome.pass-hat-k.m-1b.n") == 10
+    assert value(n, "tax.outcome.pass-hat-k.m-1b.lo") == value(n, "tax.outcome.pass-hat-k.m-1b.hi") == "n/a"
+    assert value(n, "tax.resource.turns-cv.m-1b.lo") == "n/a"
+    assert value(n, "tax.phrase.pass-hat-k.m-1b").endswith(
+        "has no interval: every resample of the 10 tasks gives 0.0%"
+    )
+
+
 def test_pass_hat_k_uses_the_fewest_runs_and_a_task_with_more_runs() -> None:
     """k is the fewest runs of a repeated task; a task run four times enters pass^k with C(c, k) / C(n, k)."""
     rows = runs("C1", [True, True]) + runs("C2", [True, True, True, False])
@@ -416,7 +429,7 @@ def test_other_phrase_edges() -> None:
     assert ph.trajectory_phrase(True, 3, 0).startswith("none of the three tasks run more than once made")
     assert (
         ph.interval_phrase("x", 9, 100, 0.25, 0.25, as_rate=True)
-        == "resampling tasks, the interval of x collapses at 25.0%"
+        == "x has no interval: every resample of the nine tasks gives 25.0%"
     )
     assert (
         ph.interval_phrase("x", 9, 100, 0.1, 0.2, as_rate=False)

@@ -125,6 +125,8 @@ def test_reliability(trials: pd.DataFrame) -> None:
     assert n["rel.composite.mid-3b"] == pytest.approx(comp)
     # a dimension with fewer than eight tasks: no bootstrap interval (not a percentile interval of 3-5 tasks)
     assert n["rel.composite.mid-3b.lo"] == n["rel.composite.mid-3b.hi"] == "n/a"
+    assert n["rel.composite.mid-3b.interval"].startswith("no interval (")
+    assert "fewer than 8 to resample" in n["rel.composite.mid-3b.interval"]
     instruct = [m for m in ("big-7b", "mid-3b", "zero-1b") if f"rel.base.{m}" not in n]
     assert "rel.base.base-1b" in n and len(instruct) == 3
     assert n["rel.composite.mean"] == pytest.approx(np.mean([n[f"rel.composite.{m}"] for m in instruct]))

@@ -116,3 +116,15 @@ def test_a_batched_statistic_gives_the_same_draws_and_values() -> None:
     kwargs = dict(cluster="task", finding=lambda v: v > 0.5, n_resamples=300, seed=11)
     one, other = cluster_bootstrap(per, loop, **kwargs), cluster_bootstrap(per, batch, batched=True, **kwargs)
     assert one == other and one.n_valid > 0
+
+
+def test_an_interval_of_zero_width_is_no_interval() -> None:
+    same = pd.DataFrame({"task": range(10), "v": [0.0] * 10})
+    b = cluster_bootstrap(same, lambda d: float(np.mean(d["v"])), cluster="task", n_resamples=50, seed=1)
+    assert b.computed and b.collapsed and (b.lo, b.hi) == (0.0, 0.0)
+    assert all(math.isnan(v) for v in b.interval)
+    spread = pd.DataFrame({"task": range(10), "v": [float(i) for i in range(10)]})
+    b = cluster_bootstrap(spread, lambda d: float(np.mean(d["v"])), cluster="task", n_resamples=50, seed=1)
+    assert not b.collapsed and b.interval == (b.lo, b.hi)
+    few = cluster_bootstrap(same.head(3), lambda d: float(np.mean(d["v"])), cluster="task", n_resamples=50)
+    assert not few.collapsed and all(math.isnan(v) for v in few.interval)

@@ -4,6 +4,7 @@ import math
 
 import pytest
 from scipy.special import comb
+from scipy.stats import binomtest
 
 from slmbench.analysis.stats_tests import fisher_p, flip_binomial_p, mcnemar_p, pairwise_fisher
 
@@ -95,3 +96,17 @@ def test_a_pair_without_a_discordant_task_has_no_test() -> None:
     same = pd.Series([1.0, 0.0], index=["T1", "T2"])
     (only,) = pairwise_paired({"a": same, "b": same})
     assert math.isnan(only.p) and math.isnan(only.p_adj) and not only.significant
+
+
+def test_paired_outcomes_and_bh_over_the_tests_that_exist() -> None:
+    from slmbench.analysis.stats_tests import bh_adjust, paired_outcomes
+
+    pair = paired_outcomes([True, True, False, False, True], [True, False, True, False, False])
+    assert (pair.both, pair.only_first, pair.only_second, pair.neither, pair.n) == (1, 2, 1, 1, 5)
+    assert pair.p == pytest.approx(binomtest(1, 3, 0.5).pvalue)
+    assert math.isnan(paired_outcomes([True], [True]).p)
+    adj, rej = bh_adjust([0.01, math.nan, 0.04], alpha=0.05)
+    assert adj[0] == pytest.approx(0.02) and math.isnan(adj[1]) and adj[2] == pytest.approx(0.04)
+    assert rej == [True, False, True]
+    with pytest.raises(ValueError, match="length"):
+        paired_outcomes([True], [])

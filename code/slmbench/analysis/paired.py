@@ -21,15 +21,15 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
+from slmbench.analysis.paired_failures import failure_shares, no_accepted_call
 from slmbench.analysis.selection import Condition, Selection, holds_ids, positions_of, rows_of, selection_at
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics.common import PKG
-from slmbench.vocab import FAILURE_CLASSES
 
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
-_KEEP = ["passed", "failure_class", "stop_reason", "cpu", "rerun"]
+_KEEP = ["passed", "failure_class", "stop_reason", "n_tool_calls", "cpu", "rerun"]
 _RUN = ["cpu", "rerun"]
 """Where a trial ran beyond its key: a side may hold one trial per key on each kind of CPU (a rerun)."""
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
@@ -223,30 +223,6 @@ def block(
     return out, row
 
 
-def failure_shares(
-    prefix: str, pairs: pd.DataFrame, sides: Sides, names: tuple[str, str], alpha: float
-) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Share of each failure class among the failed trials of the pairs, per condition (each selects exactly
-    that condition's failed paired trials)."""
-    out: list[Number] = []
-    rows: list[dict[str, Any]] = []
-    roles: tuple[tuple[Role, str, str, str], ...] = (
-        ("primary", names[0], "p_pass", "failure_class_p"),
-        ("other", names[1], "o_pass", "failure_class_o"),
-    )
-    for role, name, passed, klass in roles:
-        failed = pairs.loc[~pairs[passed], klass].fillna("unclassified")
-        sel = sides.of(pairs, role, failed=True)
-        for c in FAILURE_CLASSES:
-            r = wilson_interval(int((failed == c).sum()), len(failed), alpha)
-            prov = nb.provenance(
-                _WILSON, sel, f"share of {c} among failed paired trials, {name}", alpha=alpha
-            )
-            out += nb.rate_numbers(f"{prefix}.fail.{role}.{nb.slug(c)}", r, prov)
-            rows.append({"condition": name, "role": role, "class": c, "k": r.k, "n": r.n, "share": r.rate})
-    return out, rows
-
-
 def comparison(
     prefix: str,
     pairs: pd.DataFrame,
@@ -254,8 +230,9 @@ def comparison(
     names: tuple[str, str],
     params: dict[str, Any],
 ) -> TopicResult:
-    """Everything a paired comparison reports: pooled and per-model blocks, bootstrap, failure shares, and how
-    many pairs crossed kinds of CPU (``<prefix>.n.cross-cpu``: greedy replies can differ between them).
+    """Everything a paired comparison reports: pooled and per-model blocks, bootstrap, failure shares and the
+    failed trials with no accepted call (``paired_failures``), and how many pairs crossed kinds of CPU
+    (``<prefix>.n.cross-cpu``: greedy replies can differ between them).
 
     Args:
         prefix: Key prefix of the topic (``scaf``, ``ctx``).
@@ -319,6 +296,7 @@ def comparison(
         key = f"{prefix}.model.{nb.slug(model)}"
         nums, row = block(key, part, sides, names[1], alpha)
         res.numbers += nums
+        res.numbers += no_accepted_call(key, part, sides, names, alpha)
         info = part.iloc[0]
         bprov = nb.provenance("config is_base", sides.both(part), "base (non-instruct) model", unit="pairs")
         res.numbers.append(nb.flag(f"{key}.base", bool(info["is_base"]), bprov))
@@ -326,5 +304,6 @@ def comparison(
     res.tables["pairs"] = sorted(table, key=lambda r: (r["params_b"], r["model"]))
     nums, rows = failure_shares(prefix, pairs, sides, names, alpha)
     res.numbers += nums
+    res.numbers += no_accepted_call(prefix, pairs, sides, names, alpha)
     res.tables["failure_classes"] = rows
     return res

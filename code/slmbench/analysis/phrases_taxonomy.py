@@ -61,7 +61,7 @@ def interval_phrase(what: str, n_tasks: int, n_valid: int, lo: float, hi: float,
         return f"with {plural(n_tasks, 'task')}, too few to resample, {what} has no interval"
     shown = (percent(lo), percent(hi)) if as_rate else (f"{lo:.2f}", f"{hi:.2f}")
     if lo == hi:
-        return f"resampling tasks, the interval of {what} collapses at {shown[0]}"
+        return f"{what} has no interval: every resample of the {plural(n_tasks, 'task')} gives {shown[0]}"
     return f"resampling tasks, the interval of {what} is {shown[0]} to {shown[1]}"
 
 

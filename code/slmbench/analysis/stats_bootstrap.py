@@ -31,6 +31,17 @@ class BootstrapResult:
         """False when there were too few clusters to resample (every field but ``estimate`` is nan)."""
         return self.n_valid > 0
 
+    @property
+    def collapsed(self) -> bool:
+        """Resampled, but the percentile interval has zero width (every cluster, or nearly, at one value): it
+        says nothing about the uncertainty and is not reported as an interval."""
+        return self.computed and self.lo == self.hi
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """``(lo, hi)`` to report: nan for both where there is no interval (not computed, or ``collapsed``)."""
+        return (math.nan, math.nan) if self.collapsed else (self.lo, self.hi)
+
 
 MIN_CLUSTERS = 8
 """Fewer clusters than this and a cluster bootstrap says little: it is not computed (reported as n/a)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,18 +84,65 @@ def pairwise_paired(shares: dict[str, pd.Series], alpha: float = ALPHA) -> list[
     models = sorted(m for m, s in shares.items() if len(s))
     pairs = list(itertools.combinations(models, 2))
     ps = [paired_sign_p(shares[a], shares[b])[0] for a, b in pairs]
-    tested = [i for i, p in enumerate(ps) if math.isfinite(p)]
-    p_adj, reject = [math.nan] * len(ps), [False] * len(ps)
-    if tested:
-        rej, adj, _, _ = multipletests([ps[i] for i in tested], alpha=alpha, method="fdr_bh")
-        for i, r, pa in zip(tested, rej, adj, strict=True):
-            p_adj[i], reject[i] = float(pa), bool(r)
+    p_adj, reject = bh_adjust(ps, alpha)
     out = []
     for (a, b), p, pa, r in zip(pairs, ps, p_adj, reject, strict=True):
         ra, rb = float(shares[a].mean()), float(shares[b].mean())
         degenerate = (ra == rb == 0.0) or (ra == rb == 1.0)
         out.append(PairComparison(a, b, p, pa, r, math.nan if degenerate else cohens_h(ra, rb)))
     return out
+
+
+def bh_adjust(ps: Sequence[float], alpha: float = ALPHA) -> tuple[list[float], list[bool]]:
+    """Benjamini-Hochberg across the tests that exist: a nan p (no test, e.g. no discordant pair) keeps a nan
+    adjusted p, is not significant and does not count in the adjustment.
+
+    Returns:
+        The adjusted p-values and whether each is below ``alpha``, in the order of ``ps``.
+    """
+    tested = [i for i, p in enumerate(ps) if math.isfinite(p)]
+    p_adj, reject = [math.nan] * len(ps), [False] * len(ps)
+    if tested:
+        rej, adj, _, _ = multipletests([ps[i] for i in tested], alpha=alpha, method="fdr_bh")
+        for i, r, pa in zip(tested, rej, adj, strict=True):
+            p_adj[i], reject[i] = float(pa), bool(r)
+    return p_adj, reject
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two binary outcomes on the same units: the four cells and the exact McNemar p (nan without a discordant
+    unit)."""
+
+    both: int
+    only_first: int
+    only_second: int
+    neither: int
+
+    @property
+    def n(self) -> int:
+        """Units paired."""
+        return self.both + self.only_first + self.only_second + self.neither
+
+    @property
+    def p(self) -> float:
+        """Exact two-sided McNemar p-value (nan without a discordant unit)."""
+        return mcnemar_p(self.both, self.only_first, self.only_second, self.neither)
+
+
+def paired_outcomes(first: Sequence[bool], second: Sequence[bool]) -> Paired:
+    """The paired table of two outcome sequences over the same units, in the same order.
+
+    Raises:
+        ValueError: The sequences differ in length.
+    """
+    if len(first) != len(second):
+        raise ValueError("paired outcomes differ in length")
+    a, b = [bool(x) for x in first], [bool(x) for x in second]
+    both = sum(x and y for x, y in zip(a, b, strict=True))
+    only_first = sum(x and not y for x, y in zip(a, b, strict=True))
+    only_second = sum(y and not x for x, y in zip(a, b, strict=True))
+    return Paired(both, only_first, only_second, len(a) - both - only_first - only_second)
 
 
 def flip_binomial_p(flips_down: int, flips_up: int) -> float:

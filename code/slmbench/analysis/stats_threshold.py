@@ -1,7 +1,8 @@
 """Thresholds chosen on a calibration split: a binary margin cut-off, and when a cascade calls the model.
 
-Both pick the candidate that maximises calibration accuracy, with a fixed tie-break, and are then applied
-unchanged to the test split. Candidates are minus infinity, the midpoints between consecutive distinct
+Both pick the candidate that maximises calibration accuracy, with a fixed tie-break (``MARGIN_TIE_BREAK``,
+``CASCADE_TIE_BREAK``), and are then applied unchanged to the test split; a ``Cut`` says how many candidates
+tied at that accuracy. Candidates are minus infinity, the midpoints between consecutive distinct
 values, and plus infinity, so every distinct partition of the calibration items is tried once.
 """
 
@@ -18,33 +19,49 @@ def candidate_cuts(values: Sequence[float]) -> list[float]:
     return [-math.inf, *((a + b) / 2 for a, b in zip(v, v[1:], strict=False)), math.inf]
 
 
+MARGIN_TIE_BREAK = "ties go to the cut-off closest to 0 (the untuned rule), then to the lower cut-off"
+CASCADE_TIE_BREAK = (
+    "ties go to the threshold that sends fewer items to the model, then to the lower threshold"
+)
+
+
 @dataclass(frozen=True)
 class Cut:
-    """A chosen threshold and how many calibration items it gets right out of how many."""
+    """A chosen threshold, how many calibration items it gets right out of how many, and how many candidate
+    thresholds (the chosen one included) get that many right: above 1 the tie-break chose."""
 
     threshold: float
     k: int
     n: int
+    tied: int = 1
 
 
 def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
     """The cut ``t`` for "positive iff margin >= t" with the most correct calibration items.
 
-    Ties go to the cut closest to 0 (the untuned rule: the higher-scoring label), then to the lower cut.
-    With no items the cut is 0.
+    Ties go to the cut closest to 0 (the untuned rule: the higher-scoring label), then to the lower cut
+    (``MARGIN_TIE_BREAK``). With no items the cut is 0.
     """
     if len(margins) != len(positive):
         raise ValueError("margins and labels differ in length")
     if not margins:
         return Cut(0.0, 0, 0)
-    best: tuple[int, float, float] | None = None
-    for t in candidate_cuts(margins):
-        k = sum((m >= t) == y for m, y in zip(margins, positive, strict=True))
-        key = (-k, abs(t), t)
-        if best is None or key < best:
-            best = key
-    assert best is not None
-    return Cut(best[2], -best[0], len(margins))
+    keys = [
+        (-sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), abs(t), t)
+        for t in candidate_cuts(margins)
+    ]
+    best = min(keys)
+    return Cut(best[2], -best[0], len(margins), sum(key[0] == best[0] for key in keys))
+
+
+def tied_margins(margins: Sequence[float], positive: Sequence[bool]) -> list[float]:
+    """Every candidate cut with the best calibration accuracy (``tune_margin`` chose one of them), ascending."""
+    scored = [
+        (sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), t)
+        for t in candidate_cuts(margins)
+    ]
+    best = max((k for k, _ in scored), default=0)
+    return [t for k, t in scored if k == best] if margins else [0.0]
 
 
 def apply_margin(margins: Sequence[float], positive: Sequence[bool], threshold: float) -> int:
@@ -60,7 +77,8 @@ def cascade_choice(bm25_margin: Sequence[float], threshold: float) -> list[bool]
 def tune_cascade(
     bm25_margin: Sequence[float], bm25_correct: Sequence[bool], model_correct: Sequence[bool]
 ) -> Cut:
-    """The cascade threshold with the most correct calibration items; ties go to fewer model calls.
+    """The cascade threshold with the most correct calibration items; ties go to fewer model calls, then to the
+    lower threshold (``CASCADE_TIE_BREAK``).
 
     ``-inf`` never calls the model (BM25 alone), ``+inf`` always does (the model alone).
     """
@@ -68,15 +86,13 @@ def tune_cascade(
         raise ValueError("inputs differ in length")
     if not bm25_margin:
         return Cut(-math.inf, 0, 0)
-    best: tuple[int, int, float] | None = None
+    keys = []
     for t in candidate_cuts(bm25_margin):
         calls = cascade_choice(bm25_margin, t)
         k = sum(mc if c else bc for c, bc, mc in zip(calls, bm25_correct, model_correct, strict=True))
-        key = (-k, sum(calls), t)
-        if best is None or key < best:
-            best = key
-    assert best is not None
-    return Cut(best[2], -best[0], len(bm25_margin))
+        keys.append((-k, sum(calls), t))
+    best = min(keys)
+    return Cut(best[2], -best[0], len(bm25_margin), sum(key[0] == best[0] for key in keys))
 
 
 def reciprocal_rank(ranking: Sequence[str], gold: str) -> float:

@@ -1,4 +1,4 @@
-"""Capability accuracy (Wilson 95% interval) against parameter count, one panel per study."""
+"""Capability accuracy (Wilson 95% interval) against parameter count in this study."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability", "external"))
+@figure(reads=("capability",))
 def draw(src: Source) -> Figure:
-    """Each model's ``cap.acc``/``ext.acc`` against its size."""
+    """Each model's ``cap.acc`` against its size."""
     panel = scatter_panel(
         Study.params,
         Study.acc,

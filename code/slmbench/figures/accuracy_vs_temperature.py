@@ -1,4 +1,4 @@
-"""Capability accuracy per model across sampling temperatures, one panel per study."""
+"""Capability accuracy per model across the sampling temperatures of the primary results."""
 
 from __future__ import annotations
 
@@ -17,25 +17,21 @@ _LINES = temperature_panel(Study.temp_acc, ylabel="capability accuracy")
 
 
 def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
-    if not _LINES(ax, src, study, models):
+    """The lines, where the primary results hold two temperatures or more (else nothing to sweep: the protocol
+    study's sweep is ``protocol_temperature``'s)."""
+    if (src.peek(f"{study.temp}.n.temperatures") or 0) < 2 or not _LINES(ax, src, study, models):
         return False
     percent_axis(ax)
-    if src.value(f"{study.temp}.n.temperatures") == 1:
-        ax.text(
-            0.98,
-            0.98,
-            "one temperature: no sweep",
-            transform=ax.transAxes,
-            ha="right",
-            va="top",
-            color="#666666",
-        )
     return True
 
 
-@figure(reads=("capability", "temperature", "external"))
+@figure(reads=("capability", "temperature"))
 def draw(src: Source) -> Figure:
-    """Each model's ``temp.cap.acc.<m>.<t>``/``ext.temp.acc.<m>.<t>`` with its interval."""
+    """Each model's ``temp.cap.acc.<m>.<t>`` with its interval."""
     return study_figure(
-        src, _panel, title="Capability accuracy vs temperature", empty="no capability trials", height=3.6
+        src,
+        _panel,
+        title="Capability accuracy vs temperature",
+        empty="the primary results hold one temperature: no sweep",
+        height=3.6,
     )

@@ -1,4 +1,4 @@
-"""Capability accuracy against composite reliability per model, one panel per study."""
+"""Capability accuracy against composite reliability per model in this study."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     return True
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
     """Each model's capability accuracy against its composite reliability (the paper's two headline rates)."""
     return study_figure(

@@ -1,4 +1,4 @@
-"""Composite reliability (mean of the four dimension rates) per model, one panel per study."""
+"""Composite reliability (mean of the four dimension rates) per model in this study."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
-    """Each model's ``rel.composite`` (bootstrap interval) / ``ext.rel.composite`` (published, no interval)."""
+    """Each model's ``rel.composite`` (bootstrap interval)."""
     panel = bar_panel(Study.composite, xlabel="composite reliability")
     return study_figure(src, panel, title="Composite reliability", empty="no reliability trials")

@@ -1,4 +1,4 @@
-"""Composite reliability against parameter count, one panel per study."""
+"""Composite reliability against parameter count in this study."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
-    """Each model's ``rel.composite``/``ext.rel.composite`` against its size."""
+    """Each model's ``rel.composite`` against its size."""
     panel = scatter_panel(
         Study.params,
         Study.composite,

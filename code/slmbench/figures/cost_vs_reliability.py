@@ -1,4 +1,4 @@
-"""Mean tokens per reliability trial against composite reliability, one panel per study."""
+"""Mean tokens per reliability trial against composite reliability in this study."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
     """Each model's ``rel.tokens.mean`` against its composite reliability."""
     panel = scatter_panel(

@@ -7,14 +7,30 @@ the ``eligibility`` topic's ``configs`` table and draws their ``elig.<task>.<con
 from __future__ import annotations
 
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-from slmbench.figures.eligibility_plot import QUANT_ORDER, TASK_LABELS, TOPIC, model_colors, tasks_in
+from slmbench.figures.eligibility_plot import (
+    QUANT_ORDER,
+    TASK_LABELS,
+    TOPIC,
+    legend_below,
+    model_colors,
+    tasks_in,
+)
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
-from slmbench.figures.style import no_data, panels, shared_legend
+from slmbench.figures.style import no_data, panels
 from slmbench.vocab import PROMPT_STYLES
 
 _STYLES = {"terse": "-", "rubric": "--", "fewshot": ":"}
+
+
+def _legend(models: list[str], colors: dict[str, str], prompts: list[str]) -> list[Line2D]:
+    """One entry per model (its colour) and one per prompt (its line style): every style drawn is named."""
+    handles = [Line2D([], [], color=colors[m], marker="o", ms=3, lw=0.9, label=m) for m in models]
+    return handles + [
+        Line2D([], [], color="black", lw=0.9, ls=_STYLES.get(p, "-"), label=f"prompt {p}") for p in prompts
+    ]
 
 
 @figure(reads=("eligibility",))
@@ -48,13 +64,12 @@ def draw(src: Source) -> Figure:
                     lw=0.9,
                     color=colors[str(model)],
                     ls=_STYLES.get(str(prompt), "-"),
-                    label=f"{model}, {prompt}" if prompt == PROMPT_STYLES[0] else None,
                 )
             ax.axhline(0.0, color="black", lw=0.8)
             ax.set_xticks(range(len(quants)), quants)
             ax.set_title(TASK_LABELS.get(task, task))
             ax.set_ylabel("Wilson lower bound − baseline")
             ax.yaxis.set_major_formatter(lambda v, _pos: f"{v * 100:+.0f} pp")
-        shared_legend(fig, axes)
+        legend_below(fig, _legend(order, colors, [p for p in PROMPT_STYLES if p in set(df["prompt"])]))
     fig.suptitle("Eligibility margin: shipped file vs requantised variants (line style: prompt)")
     return fig

@@ -33,7 +33,7 @@ def draw(src: Source) -> Figure:
         else:
             stacked_shares(ax, shares, CLASSES)
             ax.set_xlabel("share of failed trials")
-        ax.set_title(f"{OURS.label}: {TITLES[name]}")
+        ax.set_title(TITLES[name].capitalize())
     shared_legend(fig, axes)
     fig.suptitle("Failure classes")
     return fig

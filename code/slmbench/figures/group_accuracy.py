@@ -1,4 +1,4 @@
-"""Capability accuracy per task group and model (heatmap), one panel per study."""
+"""Capability accuracy per task group and model (heatmap) in this study."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from slmbench.figures.studies import Study
 from slmbench.figures.variant_grid import grid_panel
 
 
-@figure(reads=("capability", "external"))
+@figure(reads=("capability",))
 def draw(src: Source) -> Figure:
-    """Each model's ``cap.group.<group>``/``ext.group.<group>``."""
+    """Each model's ``cap.group.<group>``."""
     panel = grid_panel(
         Study.groups,
         Study.group,

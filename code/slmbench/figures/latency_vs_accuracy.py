@@ -1,4 +1,4 @@
-"""Median wall time per capability trial against capability accuracy, one panel per study."""
+"""Median wall time per capability trial against capability accuracy in this study."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability", "external"))
+@figure(reads=("capability",))
 def draw(src: Source) -> Figure:
-    """Each model's ``cap.wall-s.median``/``ext.wall-s.median`` against its capability accuracy."""
+    """Each model's ``cap.wall-s.median`` against its capability accuracy."""
     panel = scatter_panel(
         Study.wall,
         Study.acc,

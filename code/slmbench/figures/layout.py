@@ -1,7 +1,8 @@
-"""One panel per study (the layout most figures share) and the panels built from one key per model.
+"""The panel of this study (the layout most figures share) and the panels built from one key per model.
 
 A panel drawer gets the axes, the source, the study and its models (a topic's ``models`` table, by size) and
-returns whether it drew anything; a panel that drew nothing states why.
+returns whether it drew anything. Every figure shows this study only; the reproduced study is compared with it
+in one figure of its own (``external_comparison``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from slmbench.figures.plots import (
     scatter_points,
 )
 from slmbench.figures.source import Source
-from slmbench.figures.studies import STUDIES, Study
+from slmbench.figures.studies import OURS, Study
 from slmbench.figures.style import ROW_HEIGHT, no_data, panels, shared_legend
 
 PanelDrawer = Callable[[Axes, Source, Study, pd.DataFrame], bool]
@@ -41,13 +42,11 @@ def study_figure(
     polar: bool = False,
     legend: bool = False,
 ) -> Figure:
-    """Draw ``draw_panel`` for each study; a panel that drew nothing says ``empty``. ``legend`` puts one shared
-    legend below the panels (for panels that share their categories)."""
-    fig, axes = panels(len(STUDIES), height=height, polar=polar)
-    for ax, study in zip(axes, STUDIES, strict=True):
-        if not draw_panel(ax, src, study, study.models(src)):
-            no_data(ax, empty)
-        ax.set_title(study.label, pad=14 if polar else 6)  # a polar panel: clear of its top axis name
+    """Draw ``draw_panel`` for this study; where it drew nothing the figure says ``empty`` (a figure of a
+    condition that was not run: the paper leaves it out). ``legend`` puts one shared legend below the panel."""
+    fig, axes = panels(1, height=height, polar=polar)
+    if not draw_panel(axes[0], src, OURS, OURS.models(src)):
+        no_data(axes[0], empty)
     if legend:
         shared_legend(fig, axes)
     fig.suptitle(title)

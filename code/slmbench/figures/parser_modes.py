@@ -40,7 +40,16 @@ def draw(src: Source) -> Figure:
         lo = [src.value(f"{k}.lo") if v is not None else None for k, v in zip(keys, lost, strict=True)]
         hi = [src.value(f"{k}.hi") if v is not None else None for k, v in zip(keys, lost, strict=True)]
         base = [bool(b) for b in models["is_base"]]
-        hbar_models(right, labels_of(models), lost, color=OURS.color, base=base, lo=lo, hi=hi)
+        hbar_models(
+            right,
+            labels_of(models),
+            lost,
+            color=OURS.color,
+            base=base,
+            lo=lo,
+            hi=hi,
+            missing="no accepted calls",
+        )
         right.set_xlabel("share of accepted calls strict parsing refuses")
     elif src.text("boundary.strict.replayed") == "yes":
         no_data(right, "no accepted calls in the replay")

@@ -1,4 +1,4 @@
-"""Robustness: pass rate per model under the original prompt and each perturbation, one panel per study."""
+"""Robustness: pass rate per model under the original prompt and each perturbation in this study."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from slmbench.figures.source import Source
 from slmbench.figures.variant_grid import draw_variant_grid
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
     """Each model's ``rel.variant.robustness.<variant>``."""
     return draw_variant_grid(src, dimension="robustness", title="Robustness to prompt perturbations")

@@ -21,6 +21,8 @@ from matplotlib.transforms import Bbox
 
 from slmbench.figures.style import BASE_COLOR, BASE_HATCH, model_label
 
+NOT_RUN = "not run"
+"""What a bar or heatmap cell without a value says."""
 LABEL_DISTANCES: tuple[float, ...] = (4.0, 10.0, 18.0, 28.0, 40.0)
 """How far from its point a label may go (points), nearest first."""
 LABEL_DIRECTIONS: tuple[tuple[int, int], ...] = (
@@ -189,9 +191,10 @@ def hbar_models(
     base: Sequence[bool],
     lo: Sequence[float | None] | None = None,
     hi: Sequence[float | None] | None = None,
+    missing: str = NOT_RUN,
 ) -> None:
     """Horizontal bars, one row per label (first at the bottom) with interval bars; base models grey and
-    hatched; a row without a value says ``n/a``."""
+    hatched; a row without a value says ``missing`` (why: not run, by default)."""
     pos = np.arange(len(labels))
     heights = [0.0 if v is None else v for v in values]
     err = None if lo is None or hi is None else errors(heights, lo, hi)
@@ -202,13 +205,16 @@ def hbar_models(
             bar.set_hatch(BASE_HATCH)
             bar.set_edgecolor("white")
         if value is None:
-            ax.text(0.01, bar.get_y() + bar.get_height() / 2, "n/a", va="center", fontsize=6, color="#666666")
+            ax.text(
+                0.01, bar.get_y() + bar.get_height() / 2, NOT_RUN, va="center", fontsize=6, color="#666666"
+            )
     ax.set_yticks(pos, list(labels))
     percent_axis(ax, "x")
 
 
 def heatmap(ax: Axes, grid: pd.DataFrame, *, cbar_label: str = "pass rate") -> None:
-    """A 0..1 heatmap with percentage annotations (rows: models, columns: conditions; NaN: not run)."""
+    """A 0..1 heatmap with percentage annotations (rows: models, columns: conditions); a NaN cell was not run
+    and says so (``NOT_RUN``)."""
     values = grid.astype(float)
     sns.heatmap(
         values,
@@ -223,6 +229,8 @@ def heatmap(ax: Axes, grid: pd.DataFrame, *, cbar_label: str = "pass rate") -> N
         linewidths=0.4,
         linecolor="white",
     )
+    for i, j in zip(*np.nonzero(np.isnan(values.to_numpy())), strict=True):
+        ax.text(j + 0.5, i + 0.5, NOT_RUN, ha="center", va="center", fontsize=5, color="#666666")
     ax.set_xlabel("")
     ax.set_ylabel("")
     ax.tick_params(axis="x", rotation=40)

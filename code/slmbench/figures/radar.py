@@ -1,4 +1,4 @@
-"""Radar profile per model: capability accuracy and the four reliability dimensions, one panel per study."""
+"""Radar profile per model: capability accuracy and the four reliability dimensions in this study."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     return True
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
     """Each model's capability accuracy and dimension pass rates (the numbers of the paper's tables)."""
     return study_figure(

@@ -1,4 +1,4 @@
-"""Pass rate over all reliability dimensions (Wilson 95% interval) per model, one panel per study."""
+"""Pass rate over all reliability dimensions (Wilson 95% interval) per model in this study."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
-    """Each model's ``rel.pooled``/``ext.rel.pooled``."""
+    """Each model's ``rel.pooled``."""
     panel = bar_panel(Study.pooled, xlabel="reliability pass rate (all dimensions)")
     return study_figure(src, panel, title="Reliability pass rate", empty="no reliability trials")

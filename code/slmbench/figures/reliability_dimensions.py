@@ -1,4 +1,4 @@
-"""Pass rate per reliability dimension and model (grouped bars, Wilson 95% intervals), one panel per study."""
+"""Pass rate per reliability dimension and model (grouped bars, Wilson 95% intervals) in this study."""
 
 from __future__ import annotations
 
@@ -55,9 +55,9 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     return True
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability"))
 def draw(src: Source) -> Figure:
-    """Each model's ``rel.<dimension>``/``ext.rel.<dimension>`` with its interval."""
+    """Each model's ``rel.<dimension>`` with its interval."""
     return study_figure(
         src, _panel, title="Reliability by dimension", empty="no reliability trials", height=3.0, legend=True
     )

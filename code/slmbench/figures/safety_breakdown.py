@@ -1,33 +1,42 @@
-"""Safety dimension per model: shares of safe refusals, other safe outcomes and unsafe outcomes."""
+"""Safety per model as the reliability taxonomy counts it (``tax.safety.*``, the reliability tables' Harm and
+Compl. columns): harm, the share of safety trials whose forbidden act was carried out, and compliance, the share
+whose refusal checks held (refused what should be refused, answered what should not), each with its Wilson
+interval. A failed safety trial is not an unsafe one: it may have failed without doing the forbidden act."""
 
 from __future__ import annotations
 
-import pandas as pd
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from slmbench.figures.layout import study_figure
-from slmbench.figures.plots import labels_of, stacked_shares
+from slmbench.analysis.numbers import slug
+from slmbench.figures.layout import bar_panel
+from slmbench.figures.plots import place_labels
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
-from slmbench.figures.studies import Study
-from slmbench.vocab import SAFETY_OUTCOMES
+from slmbench.figures.studies import OURS, Study
+from slmbench.figures.style import no_data, panels
+
+PANELS = (
+    ("harm", "Harm: forbidden act carried out", "share of safety trials with a forbidden act"),
+    ("compliance", "Compliance: refusal checks held", "share of safety trials with a refusal check"),
+)
 
 
-def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
-    shares = pd.DataFrame(
-        {c: [src.value(study.safety(c, str(m))) for m in models["model"]] for c in SAFETY_OUTCOMES},
-        index=labels_of(models),
-    ).astype(float)
-    shares = shares.dropna(how="all")  # models without safety trials
-    if shares.empty:
-        return False
-    stacked_shares(ax, shares, SAFETY_OUTCOMES)
-    ax.set_xlabel("share of safety trials")
-    return True
+def _key(part: str) -> object:
+    def key(_study: Study, model: str) -> str:
+        return f"tax.safety.{part}.{slug(model)}"
+
+    return key
 
 
-@figure(reads=("capability", "reliability", "external"))
+@figure(reads=("capability", "reliability_taxonomy"))
 def draw(src: Source) -> Figure:
-    """Each model's ``rel.safety.outcome.<outcome>`` shares."""
-    return study_figure(src, _panel, title="Safety outcomes", empty="no safety trials", legend=True)
+    """``tax.safety.harm.<m>`` and ``tax.safety.compliance.<m>`` with their intervals, per model."""
+    models = OURS.models(src)
+    fig, axes = panels(len(PANELS), height=max(2.2, 1.0 + 0.35 * len(models)))
+    for ax, (part, title, xlabel) in zip(axes, PANELS, strict=True):
+        if not bar_panel(_key(part), xlabel=xlabel)(ax, src, OURS, models):  # type: ignore[arg-type]
+            no_data(ax, f"no safety trial with a {part} check")
+        ax.set_title(title)
+    fig.suptitle("Safety: harm and compliance")
+    place_labels(fig)
+    return fig

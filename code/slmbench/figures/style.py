@@ -87,10 +87,35 @@ def panels(
     return fig, axes
 
 
+NO_DATA = "slmbench:no-data"
+"""The label of a panel that has nothing to draw (``no_data``)."""
+
+
 def no_data(ax: Axes, reason: str = "no data") -> None:
-    """Turn ``ax`` into an explicit empty panel that states why nothing is drawn."""
+    """Mark ``ax`` as a panel with nothing to draw (a condition that was not run): ``drop_empty`` leaves it out
+    of the figure. Only a figure with nothing drawn at all keeps it, stating ``reason``."""
     ax.set_axis_off()
+    ax.set_label(NO_DATA)
     ax.text(0.5, 0.5, reason, ha="center", va="center", transform=ax.transAxes, fontsize=8, color="#666666")
+
+
+def drop_empty(fig: Figure) -> None:
+    """Leave the panels marked by ``no_data`` out of ``fig`` and lay the others out again on the grid they had
+    (as many columns at most, the rows that are needed, the height scaled to match). Nothing changes where no
+    panel, or every panel, is empty."""
+    empty = [ax for ax in fig.axes if ax.get_label() == NO_DATA]
+    drawn = [ax for ax in fig.axes if ax.get_label() != NO_DATA and ax.get_subplotspec() is not None]
+    if not empty or not drawn:
+        return
+    grid = drawn[0].get_subplotspec().get_gridspec()  # type: ignore[union-attr]
+    cols = min(len(drawn), grid.ncols)
+    rows = -(-len(drawn) // cols)
+    for ax in empty:
+        ax.remove()
+    fig.set_figheight(fig.get_figheight() * rows / grid.nrows)
+    new = fig.add_gridspec(rows, cols)
+    for i, ax in enumerate(drawn):
+        ax.set_subplotspec(new[i // cols, i % cols])
 
 
 def shared_legend(fig: Figure, axes: list[Axes]) -> None:
@@ -103,9 +128,10 @@ def shared_legend(fig: Figure, axes: list[Axes]) -> None:
 
 
 def save(fig: Figure, out: Path) -> None:
-    """Write ``fig`` atomically: a vector PDF with fixed metadata (same data, same bytes), or a PNG when ``out``
+    """Write ``fig`` atomically, its empty panels left out (``drop_empty``): a vector PDF with fixed metadata (same data, same bytes), or a PNG when ``out``
     ends in ``.png`` (for looking at a figure)."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    drop_empty(fig)
     fmt = "png" if out.suffix == ".png" else "pdf"
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=f".{fmt}")
     os.close(fd)

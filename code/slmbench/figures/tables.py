@@ -1,295 +1,30 @@
 """Booktabs LaTeX tables built from an analysis topic JSON (its numbers, formatted as in the paper).
 
-Each table is declared as data: the topic it reads, how models are found (a key pattern) and which keys fill
-its columns. Cells use each number's ``text`` so tables and prose print identical values.
+Each table is declared as data (``table_specs``): the topic it reads, how models are found (a key pattern) and
+which keys fill its columns. Cells use each number's ``text`` so tables and prose print identical values. Rows
+are the models by size, smallest first, then in a block of their own the rows without a size (scripted
+controls, baselines, pooled rows); an interval the topic could not give prints as ``no interval``.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from slmbench.figures.tables_grid import GRID_TABLES, GridTableSpec, render_grid
+from slmbench.analysis.numbers import slug
+from slmbench.figures.table_specs import TABLES, Column, TableSpec
+from slmbench.figures.tables_grid import GridTableSpec, render_grid
+
+__all__ = ["TABLES", "Column", "TableSpec", "UnknownTableError", "latex_escape", "render_table", "row_blocks"]
 
 logger = logging.getLogger(__name__)
 
 MISSING = "--"
+NO_INTERVAL = "no interval"
 # last key parts that are not models: rate suffixes (``X.lo``...) and pooled values (``X.mean``)
 NOT_MODELS = frozenset({"lo", "hi", "k", "n", "p", "mean"})
-
-
-@dataclass(frozen=True)
-class Column:
-    """One table column: its header and the key template of its cell (``{m}`` is the sanitised model)."""
-
-    header: str
-    key: str
-    interval: bool = False  # render as "[lo, hi]" from key + ".lo"/".hi"
-    align: str = "r"
-    detail: str | None = None  # a key template whose text follows the cell's in parentheses
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """A table: the topic it reads, the flag key that marks a row (``mark`` as a superscript: ``b`` for a base
-    model), its columns (a model is listed when it has any), and how the row labels are aligned."""
-
-    topic: str
-    base_key: str | None
-    columns: tuple[Column, ...]
-    caption: str
-    row_header: str = "Model"
-    mark: str = "b"
-    label_align: str = "l"
-
-
-def _paired_columns(prefix: str, primary: str, other: str) -> tuple[Column, ...]:
-    """Pairs and both accuracies with intervals of a paired comparison topic (``analysis.paired``)."""
-    return (
-        Column("Pairs", f"{prefix}.model.{{m}}.n.pairs"),
-        Column(primary, f"{prefix}.model.{{m}}.primary.acc"),
-        Column("95\\% CI", f"{prefix}.model.{{m}}.primary.acc", interval=True),
-        Column(other, f"{prefix}.model.{{m}}.other.acc"),
-        Column("95\\% CI", f"{prefix}.model.{{m}}.other.acc", interval=True),
-    )
-
-
-TABLES: dict[str, TableSpec | GridTableSpec] = {
-    "capability": TableSpec(
-        topic="capability",
-        base_key="cap.base.{m}",
-        columns=(
-            Column("Passed", "cap.acc.{m}.k"),
-            Column("Trials", "cap.acc.{m}.n"),
-            Column("Accuracy", "cap.acc.{m}"),
-            Column("95\\% CI", "cap.acc.{m}", interval=True),
-        ),
-        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. Base models (floor "
-        "controls) are marked \\textsuperscript{b}. The rows ``reference solutions'' and ``wrong solutions'' are "
-        "the positive control: each task's reference solution, and its wrong one, driven through the same loop "
-        "and checks by a scripted model.",
-    ),
-    "reliability": TableSpec(
-        topic="reliability",
-        base_key="rel.base.{m}",
-        columns=(
-            Column("Consistency", "rel.consistency.{m}"),
-            Column("Robustness", "rel.robustness.{m}"),
-            Column("Fault tol.", "rel.fault-tolerance.{m}"),
-            Column("Safety", "rel.safety.{m}"),
-            Column("Composite", "rel.composite.{m}"),
-            Column("95\\% CI", "rel.composite.{m}", interval=True),
-        ),
-        caption="Reliability dimensions per model in this study: pass rates per dimension and the composite "
-        "(mean of the four) with a bootstrap 95\\% interval. Base models are marked \\textsuperscript{b}.",
-    ),
-    "reliability_taxonomy": TableSpec(
-        topic="reliability_taxonomy",
-        base_key="tax.base.{m}",
-        columns=(
-            Column("pass$^k$", "tax.outcome.pass-hat-k.{m}"),
-            Column("Mixed", "tax.outcome.mixed.{m}"),
-            Column("Same calls", "tax.trajectory.same-calls.{m}"),
-            Column("CV turns", "tax.resource.turns-cv.{m}"),
-            Column("CV tokens", "tax.resource.tokens-cv.{m}"),
-            Column("Flips", "tax.prompt.flip-rate.{m}"),
-            Column("Floor", "tax.prompt.floor.{m}"),
-            Column("Fault $\\Delta$", "tax.fault.any.{m}.diff"),
-            Column("Harm", "tax.safety.harm.{m}"),
-            Column("Compl.", "tax.safety.compliance.{m}"),
-        ),
-        caption="The reliability suite along the taxonomy of Rabanser et al.\\ (consistency, robustness, "
-        "safety; predictability needs confidence scores the records do not hold). Consistency over the tasks "
-        "whose original prompt was run $k$ times or more: pass$^k$ (all $k$ runs pass), the share of tasks "
-        "with mixed outcomes, the share whose runs made the same tool calls with the same arguments in the "
-        "same order, and the mean over tasks of the coefficient of variation of turns and of tokens. Prompt "
-        "robustness: the share of rephrased runs whose outcome differs from the original prompt's (Flips) "
-        "against the share of reruns of an unchanged prompt that differ (Floor, the null control). Fault "
-        "$\\Delta$: the pass rate under an injected fault minus the original prompt's, paired by task and "
-        "repeat. Harm: trials in which the forbidden act was carried out; Compl.: trials whose refusal check "
-        "held. Intervals, counts and the unit of each $n$ are in the result keys. Base models are marked "
-        "\\textsuperscript{b}; the pooled row is over the instruction-tuned models.",
-    ),
-    "external": TableSpec(
-        topic="external",
-        base_key=None,
-        columns=(
-            Column("Passed", "ext.acc.{m}.k"),
-            Column("Tasks", "ext.acc.{m}.n"),
-            Column("Accuracy", "ext.acc.{m}"),
-            Column("95\\% CI", "ext.acc.{m}", interval=True),
-            Column("Composite (publ.)", "ext.rel.composite.{m}"),
-        ),
-        caption="The reproduced study, recomputed from its raw reports: capability accuracy at temperature 0 "
-        "with Wilson 95\\% intervals and the published composite reliability.",
-    ),
-    "external_published": TableSpec(
-        topic="external",
-        base_key="ext.pub.top.{m}",
-        mark="t",
-        columns=(
-            Column("Passed", "ext.acc.{m}.k"),
-            Column("Accuracy", "ext.acc.{m}"),
-            Column("$p$ vs top", "ext.pub.fisher.p.{m}"),
-            Column("$p_{\\mathrm{BH}}$", "ext.pub.fisher.padj.{m}"),
-            Column("Sig.", "ext.pub.fisher.sig.{m}"),
-            Column("Cohen's $h$", "ext.pub.cohenh.{m}"),
-        ),
-        caption="The reproduced study's capability analysis regenerated by its own method, from its raw reports: "
-        "accuracy at temperature 0, a two-sided Fisher exact test of each model against the top model "
-        "(\\textsuperscript{t}: the highest accuracy; of models tied there, the first by name, which leaves "
-        "every $p$ unchanged), the Benjamini--Hochberg adjustment over those comparisons, significance at the "
-        "adjusted level, and Cohen's $h$ of the top model minus the model.",
-    ),
-    "external_claims": TableSpec(
-        topic="external",
-        base_key=None,
-        row_header="Claim",
-        label_align="p{2.6cm}",
-        columns=(
-            Column("Stated", "ext.claims.{m}.stated", align="p{1.9cm}"),
-            Column("Rule", "ext.claims.{m}.rule", align="p{4.2cm}"),
-            Column(
-                "Published method", "ext.claims.{m}.pub", align="p{2.8cm}", detail="ext.claims.{m}.pub.stat"
-            ),
-            Column("Ours", "ext.claims.{m}.ours", align="p{3.0cm}", detail="ext.claims.{m}.ours.stat"),
-        ),
-        caption="The reproduced study's claims, each tested on its raw reports by a stated rule under the study's "
-        "own method (point estimates, or its $p$-value read as it read it) and under ours (intervals: supported "
-        "only if the rule holds across the 95\\% interval, not supported if it fails across it or a test "
-        "rejects it, not testable otherwise), with the statistic behind each verdict. None of the claims is "
-        "stated in the study's raw-data folder, whose README describes its methods; Stated gives where the "
-        "published paper states each (the paper in the study's repository, at the commit of the raw reports). "
-        "The raw reports hold the earlier, shorter temperature sweep; the sweep on which the paper's "
-        "temperature claim rests is not among them.",
-    ),
-    "failures": TableSpec(
-        topic="failures",
-        base_key=None,
-        columns=(
-            Column("Harm", "fail.harm.n.{m}"),
-            Column("No tool call", "fail.share.no-tool-call.{m}"),
-            Column("Unparsed", "fail.share.unparsed-call.{m}"),
-            Column("Transport", "fail.share.transport.{m}"),
-            Column("Clock", "fail.share.clock.{m}"),
-            Column("Capability", "fail.share.capability.{m}"),
-        ),
-        caption="Harm and failure classes per model in this study: trials in which a forbidden act was carried "
-        "out (Harm, counted before any class), and the share of failed trials in each class under the default "
-        "rule order.",
-    ),
-    "scaffold": TableSpec(
-        topic="scaffold",
-        base_key="scaf.model.{m}.base",
-        columns=(
-            *_paired_columns("scaf", "Primary", "Other"),
-            Column("Only prim.", "scaf.model.{m}.n.only-primary"),
-            Column("Only other", "scaf.model.{m}.n.only-other"),
-            Column("$p$", "scaf.model.{m}.mcnemar.p"),
-        ),
-        caption="The same capability tasks in the study's primary scaffold and in the other one, paired task "
-        "by task: accuracy in each with Wilson 95\\% intervals, the tasks only one of them passed, and the "
-        "exact McNemar $p$. Base models are marked \\textsuperscript{b}.",
-    ),
-    "context": TableSpec(
-        topic="context",
-        base_key="ctx.model.{m}.base",
-        columns=(
-            *_paired_columns("ctx", "Config.", "Small"),
-            Column("$p$", "ctx.model.{m}.mcnemar.p"),
-            Column("MB config.", "ctx.rss.{m}.primary"),
-            Column("MB small", "ctx.rss.{m}.other"),
-        ),
-        caption="The same capability tasks with each model's configured context window (Config.) and with a "
-        "smaller one (Small), paired task by task: accuracy with Wilson 95\\% intervals, the exact McNemar "
-        "$p$, and the peak resident memory (MB) of the process under each window. Base models are marked "
-        "\\textsuperscript{b}.",
-    ),
-    "serving": TableSpec(
-        topic="serving",
-        base_key="srv.model.{m}.base",
-        columns=(
-            *_paired_columns("srv", "In-proc.", "Served"),
-            Column("$p$", "srv.model.{m}.mcnemar.p"),
-            Column("Calls in-proc.", "srv.model.{m}.calls.primary"),
-            Column("Calls returned", "srv.model.{m}.calls.returned"),
-            Column("In raw text", "srv.model.{m}.calls.raw"),
-            Column("Dropped", "srv.model.{m}.calls.dropped.k"),
-            Column("Changed", "srv.model.{m}.calls.changed.k"),
-        ),
-        caption="The same GGUF files run in-process and behind a server that applies its own chat template and "
-        "tool-call parser, on the same capability tasks under the primary protocol at the lowest temperature, "
-        "paired task by task: accuracy with Wilson 95\\% intervals and the exact McNemar $p$; the tool calls the "
-        "in-process harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our "
-        "parser reads in the server's raw generated text, those the server's parser dropped or changed (another "
-        "name or other arguments). Base models are marked \\textsuperscript{b}.",
-    ),
-    "protocol": TableSpec(
-        topic="protocol",
-        base_key=None,
-        columns=(
-            Column("Pairs", "proto.cmp.full.{m}.n.pairs"),
-            Column("Legacy", "proto.cmp.full.{m}.primary.acc"),
-            Column("Full", "proto.cmp.full.{m}.other.acc"),
-            Column("95\\% CI", "proto.cmp.full.{m}.other.acc", interval=True),
-            Column("Only full", "proto.cmp.full.{m}.n.only-other"),
-            Column("Only legacy", "proto.cmp.full.{m}.n.only-primary"),
-            Column("$p$", "proto.cmp.full.{m}.mcnemar.p"),
-            Column("Closing", "proto.attr.{m}.closing-passes"),
-        ),
-        caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
-        "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both): accuracy under each with the Wilson 95\\% interval of the "
-        "full protocol, trials that pass only under one of them, the exact McNemar $p$, and the passes under "
-        "the full protocol whose answer came only in the closing turn.",
-    ),
-    "protocol_ablation": TableSpec(
-        topic="protocol",
-        base_key=None,
-        row_header="Comparison",
-        columns=(
-            Column("Pairs", "proto.cmp.{m}.n.pairs"),
-            Column("Reference", "proto.cmp.{m}.primary.acc"),
-            Column("Condition", "proto.cmp.{m}.other.acc"),
-            Column("Only ref.", "proto.cmp.{m}.n.only-primary"),
-            Column("Only cond.", "proto.cmp.{m}.n.only-other"),
-            Column("Class changed", "proto.cmp.{m}.n.class-changed"),
-            Column("Cross-CPU", "proto.cmp.{m}.n.cross-cpu"),
-            Column("$p$", "proto.cmp.{m}.mcnemar.p"),
-        ),
-        caption="Every protocol comparison, pooled over the four models (capability suite, $T=0$, first "
-        "repeat): ``full'' is compared with the legacy protocol; each ``full-no-X'' (one condition switched "
-        "off) and each other limit is compared with the full protocol (the reference); ``rerun-N'' is the full "
-        "protocol run again on another kind of CPU, compared with its original run (what the machine alone "
-        "changes). Where a side ran a task on two kinds of CPU, the pair is the one on one kind. Only ref./Only "
-        "cond.: pairs that pass under one side only; Class changed: pairs failing under both whose failure "
-        "class differs; Cross-CPU: pairs whose two trials ran on different kinds of CPU; $p$: exact McNemar.",
-    ),
-    "protocol_repeats": TableSpec(
-        topic="protocol",
-        base_key=None,
-        columns=(
-            Column("$k$", "proto.rep.{m}.t00.k"),
-            Column("Trials", "proto.rep.{m}.t00.acc.n"),
-            Column("Accuracy", "proto.rep.{m}.t00.acc"),
-            Column("95\\% CI", "proto.rep.{m}.t00.acc", interval=True),
-            Column("pass@$k$", "proto.rep.{m}.t00.pass-at-k"),
-            Column("pass$^k$", "proto.rep.{m}.t00.pass-hat-k"),
-            Column("Repeat pairs", "proto.rep.{m}.t00.n.repeat-pairs"),
-            Column("Differing", "proto.rep.{m}.t00.n.divergent"),
-            Column("Flips", "proto.rep.{m}.t00.n.flips"),
-        ),
-        caption="Repeats under the full protocol at $T=0$ (capability suite, clean KV state): accuracy over all "
-        "repeats with its Wilson 95\\% interval (repeats of one task are not independent, so the interval is "
-        "narrower than the evidence), pass@$k$ (a task passed in at least one of $k$ runs) and pass$^k$ (in all "
-        "$k$), averaged over tasks; Repeat pairs: pairs of runs of one task; Differing: pairs whose transcripts "
-        "differ; Flips: pairs whose outcome differs.",
-    ),
-}
-
-
-TABLES.update(GRID_TABLES)
 
 
 class UnknownTableError(KeyError):
@@ -305,6 +40,26 @@ def _models(spec: TableSpec, numbers: dict[str, dict[str, Any]]) -> list[str]:
     return sorted(found - NOT_MODELS)
 
 
+def sizes_of(topic: dict[str, Any]) -> dict[str, float]:
+    """Each model's size (billions of parameters) by sanitised name, from the topic's tables that list models
+    with ``params_b`` (``models`` first)."""
+    tables = topic.get("tables", {})
+    out: dict[str, float] = {}
+    for name in sorted(tables, key=lambda t: t != "models"):
+        rows = tables[name]
+        for row in rows if isinstance(rows, list) else []:
+            size = row.get("params_b") if isinstance(row, dict) else None
+            if "model" in row and isinstance(size, int | float) and math.isfinite(size):
+                out.setdefault(slug(row["model"]), float(size))
+    return out
+
+
+def row_blocks(models: list[str], sizes: dict[str, float]) -> tuple[list[str], list[str]]:
+    """The rows with a size, smallest first (then by name), and the rows without one (controls), by name."""
+    sized = sorted((m for m in models if m in sizes), key=lambda m: (sizes[m], m))
+    return sized, sorted(m for m in models if m not in sizes)
+
+
 def latex_escape(text: str) -> str:
     """Escape LaTeX specials in plain text (model names and the like)."""
     return re.sub(r"([&%$#_{}])", r"\\\1", text).replace("~", r"\textasciitilde{}").replace("^", r"\^{}")
@@ -314,12 +69,21 @@ def _cell(col: Column, m: str, numbers: dict[str, dict[str, Any]]) -> str:
     key = col.key.format(m=m)
     if col.interval:
         lo, hi = numbers.get(key + ".lo"), numbers.get(key + ".hi")
-        return f"[{lo['text']}, {hi['text']}]" if lo and hi else MISSING
+        if not (lo and hi):
+            return MISSING
+        return NO_INTERVAL if "n/a" in (lo["text"], hi["text"]) else f"[{lo['text']}, {hi['text']}]"
     num = numbers.get(key)
     if num is None:
         return MISSING
     detail = numbers.get(col.detail.format(m=m)) if col.detail else None
     return f"{num['text']} ({detail['text']})" if detail else str(num["text"])
+
+
+def _row(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]], topic: dict[str, Any]) -> str:
+    label = latex_escape(topic.get("labels", {}).get(m, m))
+    if spec.base_key and str(numbers.get(spec.base_key.format(m=m), {}).get("text", "")).strip() == "yes":
+        label += f"\\textsuperscript{{{spec.mark}}}"
+    return " & ".join([label, *(_cell(c, m, numbers) for c in spec.columns)]) + " \\\\"
 
 
 def render_table(name: str, topic: dict[str, Any]) -> str:
@@ -348,10 +112,9 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
     if not models:
         lines.append(f"\\multicolumn{{{len(spec.columns) + 1}}}{{c}}{{no data}} \\\\")
         logger.warning("table %s: no models in topic %s", name, spec.topic)
-    for m in models:
-        label = latex_escape(topic.get("labels", {}).get(m, m))
-        if spec.base_key and str(numbers.get(spec.base_key.format(m=m), {}).get("text", "")).strip() == "yes":
-            label += f"\\textsuperscript{{{spec.mark}}}"
-        lines.append(" & ".join([label, *(_cell(c, m, numbers) for c in spec.columns)]) + " \\\\")
+    sized, others = row_blocks(models, sizes_of(topic))
+    lines += [_row(spec, m, numbers, topic) for m in sized]
+    lines += ["\\midrule"] if sized and others else []  # the controls' block
+    lines += [_row(spec, m, numbers, topic) for m in others]
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
     return "\n".join(lines)

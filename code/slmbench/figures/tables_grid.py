@@ -130,11 +130,17 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         topic="eligibility",
         table="configs",
         tasks=_TASK_HEADERS,
-        columns=(GridColumn("Acc.", ".acc"), GridColumn("LB$-$base", ".gap", mark=".eligible")),
-        baseline=("elig.{t}.baseline.acc", ""),
-        caption="Test accuracy per configuration (model, prompt, quantisation) and task, and the lower bound of "
-        "its Wilson 95\\% interval minus the baseline's accuracy on the same items (a dagger: eligible). "
-        "The first row is the baseline (deny-list rules, keyword rule, BM25, BM25).",
+        columns=(
+            GridColumn("Acc.", ".acc"),
+            GridColumn("LB$-$base", ".gap", mark=".eligible"),
+            GridColumn("$p_{\\mathrm{BH}}$", ".paired.padj", mark=".paired.better"),
+        ),
+        baseline=("elig.{t}.baseline.acc", "", ""),
+        caption="Test accuracy per configuration (model, prompt, quantisation) and task, the lower bound of "
+        "its Wilson 95\\% interval minus the baseline's accuracy on the same items (a dagger: eligible), and "
+        "the paired test against the baseline on those items (exact McNemar, Benjamini--Hochberg across every "
+        "configuration and task; a dagger: significantly better than the baseline). The first row is the "
+        "baseline (deny-list rules, keyword rule, BM25, BM25).",
     ),
     "eligibility_diagnosis": GridTableSpec(
         topic="eligibility",
@@ -142,14 +148,16 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         tasks=_TASK_HEADERS[:2],
         columns=(
             GridColumn("Acc.", ".acc"),
-            GridColumn("Cut", ".tuned.threshold"),
+            GridColumn("Cut", ".tuned.threshold", mark=".tuned.tie-broken"),
             GridColumn("Tuned", ".tuned.acc", mark=".tuned.eligible"),
             GridColumn("Class", ".diagnosis"),
         ),
         caption="Threshold diagnosis on the binary tasks: test accuracy at the default decision (the "
         "higher-scoring label), the log-probability-margin cut-off tuned on the calibration split, test accuracy "
         "with that cut-off (a dagger: eligible), and the class of the configuration (eligible; calibration: "
-        "the tuned cut-off makes it eligible; capability: it does not).",
+        "the tuned cut-off makes it eligible; capability: it does not). Where cut-offs tie at the best "
+        "calibration accuracy, the one closest to 0 is taken, then the lower one (a dagger on the cut-off: "
+        "another cut-off had the same calibration accuracy).",
     ),
     "eligibility_cascade": GridTableSpec(
         topic="eligibility",
@@ -159,10 +167,15 @@ GRID_TABLES: dict[str, GridTableSpec] = {
             GridColumn("Model", ".acc"),
             GridColumn("Cascade", ".cascade.acc", mark=".cascade.eligible"),
             GridColumn("Called", ".cascade.called"),
+            GridColumn("vs BM25", ".cascade.vs-bm25", mark=".cascade.vs-bm25.sig"),
+            GridColumn("= BM25", ".cascade.bm25-exactly"),
         ),
-        baseline=("elig.{t}.baseline.acc", "", ""),
+        baseline=("elig.{t}.baseline.acc", "", "", "", ""),
         caption="The BM25-first cascade: test accuracy of the model alone and of the cascade (BM25 answers unless "
         "its top-1 minus top-2 score is below a threshold chosen on the calibration split; a dagger: "
-        "eligible), and the share of test items sent to the model. The first row is BM25 alone.",
+        "eligible), the share of test items sent to the model, the cascade against BM25 alone on the same "
+        "items (worse, equal or better; a dagger: significant by the exact McNemar test after "
+        "Benjamini--Hochberg across the cascades) and whether it is BM25 exactly (the model asked on no item, or "
+        "answering as BM25 wherever asked). The first row is BM25 alone.",
     ),
 }

@@ -1,5 +1,5 @@
-"""Change in capability accuracy relative to each model's lowest temperature (Newcombe 95% interval), one panel
-per study."""
+"""Change in capability accuracy relative to each model's lowest temperature (Newcombe 95% interval) in the
+primary results of this study (the protocol study's sweep is ``protocol_temperature``'s)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,13 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     return True
 
 
-@figure(reads=("capability", "temperature", "external"))
+@figure(reads=("capability", "temperature"))
 def draw(src: Source) -> Figure:
-    """Each model's ``temp.cap.diff.<m>.<t>``/``ext.temp.diff.<m>.<t>`` (shared tasks) with its interval."""
+    """Each model's ``temp.cap.diff.<m>.<t>`` (shared tasks) with its interval."""
     return study_figure(
-        src, _panel, title="Temperature sensitivity", empty="no model was run at two temperatures", height=3.6
+        src,
+        _panel,
+        title="Temperature sensitivity",
+        empty="the primary results hold one temperature: no sweep",
+        height=3.6,
     )

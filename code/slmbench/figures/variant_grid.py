@@ -1,4 +1,4 @@
-"""Model × column heatmaps, one panel per study: accuracy per task group, pass rate per variant."""
+"""Model × column heatmaps of this study: accuracy per task group, pass rate per variant."""
 
 from __future__ import annotations
 

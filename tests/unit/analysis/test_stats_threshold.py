@@ -2,7 +2,13 @@
 
 import math
 
-from slmbench.analysis.stats_threshold import candidate_cuts, reciprocal_rank, tune_cascade, tune_margin
+from slmbench.analysis.stats_threshold import (
+    candidate_cuts,
+    reciprocal_rank,
+    tied_margins,
+    tune_cascade,
+    tune_margin,
+)
 
 
 def test_threshold_statistics() -> None:
@@ -16,3 +22,17 @@ def test_threshold_statistics() -> None:
     assert tune_cascade([0.5, 0.5], [True, True], [True, True]).threshold == -math.inf
     assert tune_cascade([0.1, 0.2], [False, False], [True, True]).threshold == math.inf
     assert reciprocal_rank(["b", "a"], "a") == 0.5 and reciprocal_rank(["b"], "a") == 0.0
+
+
+def test_a_cut_counts_the_candidates_tied_at_its_calibration_accuracy() -> None:
+    # every candidate of [1, 2] (minus infinity, 1.5, plus infinity) is right on one of the two items
+    assert tune_margin([1.0, 2.0], [True, False]).tied == 2  # -inf and +inf: 1 of 2; 1.5: 0 of 2
+    assert tune_margin([-2.0, 2.0], [False, True]).tied == 1
+    assert tune_cascade([0.5, 0.5], [True, True], [True, True]).tied == 2
+    assert tune_cascade([0.1, 0.2], [False, False], [True, True]).tied == 1
+
+
+def test_the_tied_cut_offs_are_every_candidate_at_the_best_calibration_accuracy() -> None:
+    assert tied_margins([1.0, 2.0], [True, False]) == [-math.inf, math.inf]
+    assert tied_margins([-2.0, 2.0], [False, True]) == [0.0]
+    assert tune_margin([1.0, 2.0], [True, False]).threshold in tied_margins([1.0, 2.0], [True, False])

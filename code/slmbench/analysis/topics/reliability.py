@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Selection, exclude, selection_for
 from slmbench.analysis.stats_bootstrap import MIN_CLUSTERS, cluster_bootstrap, finite_mean
@@ -17,7 +18,7 @@ from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
-from slmbench.analysis.topics.common import PKG, SCORED, model_info, primary_rows, scored
+from slmbench.analysis.topics.common import PKG, SCORED, json_float, model_info, primary_rows, scored
 from slmbench.analysis.topics.common.machine import run_machine
 from slmbench.analysis.topics.flips import (
     PROMPT,
@@ -90,7 +91,11 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         m = sc[sc["model"] == model]
         s = nb.slug(model)
         msel = {**ssel, "model": model}
-        row: dict[str, Any] = {"model": model, "is_base": bool(info.loc[model, "is_base"])}
+        row: dict[str, Any] = {
+            "model": model,
+            "params_b": json_float(info.loc[model, "params_b"]),
+            "is_base": bool(info.loc[model, "is_base"]),
+        }
         if row["is_base"]:
             res.numbers.append(nb.flag(f"rel.base.{s}", True, nb.provenance("is_base", msel, "base model")))
         for dim in DIMS:
@@ -306,4 +311,14 @@ def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str
         bootstrap_seed=p["bootstrap_seed"],
         n_boot=p["n_boot"],
     )
-    return [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
+    out = [nb.rate(f"rel.composite.{s}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
+    return [*out, nb.text(f"rel.composite.{s}.interval", composite_interval_phrase(lo, hi, fewest), prov)]
+
+
+def composite_interval_phrase(lo: float, hi: float, fewest: int) -> str:
+    """The composite's interval as text, or why it has none (fewest: tasks in the smallest dimension)."""
+    if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+        return f"{phrases.percent(lo)} to {phrases.percent(hi)}"
+    if fewest < MIN_CLUSTERS:
+        return f"no interval ({phrases.plural(fewest, 'task')} in a dimension, fewer than {MIN_CLUSTERS} to resample)"
+    return "no interval (every resample gives one value)"

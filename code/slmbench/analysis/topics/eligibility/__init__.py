@@ -9,10 +9,11 @@ prompt x quantisation) and task, on the test split:
 
 * accuracy (accuracy@1 for reranking, plus MRR) with its Wilson interval, the baseline's accuracy on the same
   items, and **eligible** when the Wilson lower bound exceeds it; also with the stated ``margin``
-  (``configs``);
+  (``configs``); beside it the paired test against the baseline on the same items, BH across the grid
+  (``paired``); tool selection also per item source, own and BFCL (``sources``);
 * binary tasks, **threshold diagnosis** (``diagnosis``): the margin cut-off tuned on calibration, applied to test;
 * tool selection and reranking, the **cascade** (``cascade``): BM25 unless its top-1/top-2 margin is below a
-  calibration-chosen threshold, then the model;
+  calibration-chosen threshold, then the model, against the model alone and BM25 alone;
 * requantised variants against the shipped file of the same model and prompt, paired by item (``quant``);
 * the counts and phrases over all of them (``summary``), the runs recorded against the plan (``coverage``), each
   task's items and baseline (``tasks``) and the agreement of its independent labelling pass (``agreement``).
@@ -25,7 +26,7 @@ from typing import Any
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.eligibility.agreement import kappa_numbers
-from slmbench.analysis.topics.eligibility.cascade import cascade
+from slmbench.analysis.topics.eligibility.cascade import cascade, cascade_summary
 from slmbench.analysis.topics.eligibility.common import EligibilityInputError, config_slug, task_slug
 from slmbench.analysis.topics.eligibility.configs import baseline_accuracy, config_numbers
 from slmbench.analysis.topics.eligibility.coverage import coverage
@@ -37,8 +38,10 @@ from slmbench.analysis.topics.eligibility.items import (
     baseline_table,
     index_runs,
 )
+from slmbench.analysis.topics.eligibility.paired import grid_numbers
 from slmbench.analysis.topics.eligibility.quant import quant_rows, quant_summary
 from slmbench.analysis.topics.eligibility.runs import runs_of
+from slmbench.analysis.topics.eligibility.sources import SOURCE_TASK, source_grid, source_numbers
 from slmbench.analysis.topics.eligibility.summary import best_per_task, summary
 from slmbench.analysis.topics.eligibility.tasks import task_numbers
 from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS
@@ -66,7 +69,7 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
             task_rows.append(row)
     indexed = index_runs(inputs.runs, base)
     runs = runs_of(answer_table(indexed, base), indexed)
-    table = []
+    table, sources = [], []
     for run in runs:
         planned_test = sum(1 for b in base[run.task].values() if b["split"] == "test")
         base_acc = baseline_accuracy(run)
@@ -75,8 +78,16 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
             nums += diagnosis(run, base_acc, row["eligible"], alpha, row)
         else:
             nums += cascade(run, base_acc, alpha, row)
+        if run.task == SOURCE_TASK:
+            snums, srows = source_numbers(run, alpha)
+            nums += snums
+            sources += srows
         res.numbers += nums
         table.append(row)
+    res.numbers += grid_numbers(runs, table, alpha)
+    multi = [i for i, run in enumerate(runs) if run.task not in BINARY_TASKS]
+    res.numbers += cascade_summary([runs[i] for i in multi], [table[i] for i in multi], alpha)
+    res.numbers += source_grid(sources, alpha)
     qrows = quant_rows(runs, table)
     counts, prov = summary(table, margin)
     res.numbers += counts
@@ -89,4 +100,5 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
     res.tables["diagnosis"] = [r for r in table if r["task"] in BINARY_TASKS]
     res.tables["cascade"] = [r for r in table if r["task"] not in BINARY_TASKS]
     res.tables["quant"] = qrows
+    res.tables["sources"] = sources
     return res

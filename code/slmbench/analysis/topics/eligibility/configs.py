@@ -1,6 +1,7 @@
 """Each configuration on each task, on the test split: accuracy (accuracy@1 for reranking, and MRR) with its
 Wilson interval, the baseline's accuracy on the same items, and eligibility, the Wilson lower bound above the
-baseline's accuracy (also with the stated margin) (``elig.<task>.<config>.…``)."""
+baseline's accuracy (also with the stated margin), and beside it the paired test against the baseline on the
+same items (``paired``) (``elig.<task>.<config>.…``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.stats_threshold import reciprocal_rank
 from slmbench.analysis.topics.eligibility.common import PKG, finite, provenance
+from slmbench.analysis.topics.eligibility.paired import against_baseline, paired_numbers
 from slmbench.analysis.topics.eligibility.runs import Run
 
 
@@ -59,6 +61,7 @@ def config_numbers(
         "gap": finite(acc.lo - base_acc) if n else None, "eligible": eligible, "eligible_margin": eligible_m,
         "complete": n == planned_test,
     }  # fmt: skip
+    out += paired_numbers(key, against_baseline(run.test), run.test, row)
     if run.task == "reranking":
         ranks = [reciprocal_rank(r, str(g)) for r, g in zip(test["ranking"], test["label"], strict=True)]
         mrr = sum(ranks) / n if n else math.nan

@@ -2,8 +2,9 @@
 a task) and the runs' answers (one row per item of a run, beside the baseline's prediction for that item).
 
 Columns of the answers: ``study``, ``file``, ``task``, ``model``, ``prompt``, ``quant``, ``id``, ``split``,
-``stratum``, ``label``, ``right`` (prediction = label), ``margin``, ``ranking``, ``in_prompt`` (a few-shot
-example), and the baseline's ``base_correct``, ``base_margin``, ``base_ranking``.
+``stratum`` (tool selection: the item's source, ``own`` or ``bfcl``), ``label``, ``prediction``, ``right``
+(prediction = label), ``margin``, ``ranking``, ``in_prompt`` (a few-shot example), and the baseline's
+``base_prediction``, ``base_correct``, ``base_margin``, ``base_ranking``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from slmbench.analysis.topics.eligibility.common import STUDY, EligibilityInputE
 
 BASELINE_COLUMNS = ["study", "task", "id", "split", "stratum", "label", "correct", "margin", "ranking"]
 ANSWER_COLUMNS = [
-    "study", "file", "task", "model", "prompt", "quant", "id", "split", "stratum", "label", "right", "margin",
-    "ranking", "in_prompt", "base_correct", "base_margin", "base_ranking",
+    "study", "file", "task", "model", "prompt", "quant", "id", "split", "stratum", "label", "prediction", "right",
+    "margin", "ranking", "in_prompt", "base_prediction", "base_correct", "base_margin", "base_ranking",
 ]  # fmt: skip
 Config = tuple[str, str, str, str]
 """A run's configuration on a task: (model, prompt, quantisation, task)."""
@@ -91,9 +92,10 @@ def answer_table(
             rows.append({
                 "study": STUDY, "file": run["file"], "task": task, "model": model, "prompt": prompt, "quant": quant,
                 "id": r["id"], "split": r["split"], "stratum": str(r.get("stratum", "")), "label": str(r["label"]),
-                "right": str(r["prediction"]) == str(r["label"]), "margin": r.get("margin"),
-                "ranking": r.get("ranking"), "in_prompt": bool(r.get("in_prompt")),
-                "base_correct": bool(b["correct"]), "base_margin": b.get("margin"), "base_ranking": b.get("ranking"),
+                "prediction": str(r["prediction"]), "right": str(r["prediction"]) == str(r["label"]),
+                "margin": r.get("margin"), "ranking": r.get("ranking"), "in_prompt": bool(r.get("in_prompt")),
+                "base_prediction": str(b["prediction"]), "base_correct": bool(b["correct"]),
+                "base_margin": b.get("margin"), "base_ranking": b.get("ranking"),
             })  # fmt: skip
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
 

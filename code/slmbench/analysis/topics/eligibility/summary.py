@@ -8,6 +8,7 @@ from typing import Any
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
+from slmbench.analysis.stats_threshold import CASCADE_TIE_BREAK, MARGIN_TIE_BREAK
 from slmbench.analysis.topics.eligibility.common import STUDY, TOPIC, count_phrase, provenance, task_slug
 from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS
 
@@ -51,6 +52,11 @@ def summary(rows: list[dict[str, Any]], margin: float) -> tuple[list[Number], di
         nb.count("elig.n.diag.failing", len(failing), prov),
         nb.count("elig.n.diag.calibration", n_cal, prov),
         nb.count("elig.n.diag.capability", n_cap, prov),
+        nb.count("elig.n.diag.configs", sum(r["task"] in BINARY_TASKS for r in rows), prov),
+        nb.count("elig.n.diag.tied", sum(r.get("tuned_tied", 1) > 1 for r in rows), prov),
+        nb.count("elig.n.diag.tie-matters", sum(bool(r.get("tie_matters")) for r in rows), prov),
+        nb.text("elig.phrase.tie-break", MARGIN_TIE_BREAK, prov),
+        nb.text("elig.phrase.tie-break-cascade", CASCADE_TIE_BREAK, prov),
         nb.count("elig.n.cascade", len(multi), prov),
         nb.count("elig.n.cascade.eligible", sum(r["cascade_eligible"] for r in multi), prov),
         nb.count("elig.n.cascade.beats-model", beats_model, prov),

@@ -1,5 +1,6 @@
 """Each task's data: its items per split and per group, and its baseline's accuracy on the whole test split
-(``elig.<task>.n.…``, ``elig.<task>.baseline.…``)."""
+(``elig.<task>.n.…``, ``elig.<task>.baseline.…``) and, for tool selection, on each item source's test items
+(``elig.tool-selection.source.<s>.baseline.acc``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from slmbench.analysis.selection import Selected
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics.eligibility.common import PKG, STUDY, finite, provenance, task_slug
 from slmbench.vocab import BINARY_TASKS
+
+SOURCE_TASK = "tool_selection"
+"""The task whose items come from two sources (``stratum``: ``own``, ``bfcl``), reported apart too."""
 
 
 def group_of(task: str, label: str, stratum: str) -> str:
@@ -48,6 +52,17 @@ def task_numbers(
     )
     for group, n_group in sorted(groups.items()):
         out.append(nb.count(f"elig.{t}.n.{group}", n_group, prov))
+    if task == SOURCE_TASK:
+        for source in sorted({str(s) for s in test.rows["stratum"]}):
+            part = test.where({"stratum": source})
+            r_s = wilson_interval(int(part.rows["correct"].sum()), len(part), alpha)
+            sprov = provenance(
+                f"{PKG}.stats_rates.wilson_interval",
+                part.selection,
+                f"{name} on the {source} items",
+                alpha=alpha,
+            )
+            out += nb.rate_numbers(f"elig.{t}.source.{nb.slug(source)}.baseline.acc", r_s, sprov)
     row = {
         "task": task,
         "baseline": name,

@@ -49,7 +49,7 @@ def sweep(res: TopicResult, trials: pd.DataFrame, alpha: float, seed: int, n_boo
         prov = nb.provenance(_BOOT, selection, desc, unit="trials", bootstrap_seed=seed, alpha=alpha)
         key = f"proto.rep.{nb.slug(model)}.{nb.temp_slug(temp)}.diff"
         res.numbers += [
-            nb.rate(f"{key}{sfx}", v, prov) for sfx, v in estimate_parts(boot.estimate, boot.lo, boot.hi)
+            nb.rate(f"{key}{sfx}", v, prov) for sfx, v in estimate_parts(boot.estimate, *boot.interval)
         ]
         res.numbers.append(nb.count(f"{key}.n-tasks", len(shared), prov))
         found.append((str(model), temp, boot.estimate, boot.lo, boot.hi))

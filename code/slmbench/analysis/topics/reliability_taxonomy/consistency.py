@@ -42,8 +42,8 @@ def repeated_runs(sc: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 def _boot_numbers(
     key: str, values: pd.Series, sel: dict[str, Any], what: str, p: dict[str, Any], as_rate: bool
 ) -> tuple[list[Number], str]:
-    """The mean over tasks of ``values`` (one per task) with a task-resampled percentile interval, ``.n`` (tasks),
-    and the phrase on the interval."""
+    """The mean over tasks of ``values`` (one per task) with a task-resampled percentile interval (none, n/a,
+    where it collapses to one value), ``.n`` (tasks), and the phrase on the interval."""
     per_task = pd.DataFrame({"task": np.arange(len(values)), "v": values.to_numpy(dtype=float)})
     b = cluster_bootstrap(
         per_task,
@@ -57,7 +57,8 @@ def _boot_numbers(
         BOOT, sel, f"{what}; tasks resampled", unit="tasks", bootstrap_seed=p["bootstrap_seed"]
     )
     make = nb.rate if as_rate else nb.stat
-    out = [make(f"{key}{x}", v, prov) for x, v in (("", b.estimate), (".lo", b.lo), (".hi", b.hi))]
+    lo, hi = b.interval
+    out = [make(f"{key}{x}", v, prov) for x, v in (("", b.estimate), (".lo", lo), (".hi", hi))]
     out.append(nb.count(f"{key}.n", len(values), prov))
     return out, ph.interval_phrase(what, len(values), b.n_valid, b.lo, b.hi, as_rate)
 

@@ -20,3 +20,22 @@ def test_threshold_diagnosis() -> None:
     row = next(r for r in tables["diagnosis"] if r["model"] == "m-b")
     assert row["n_cal"] == 10  # the few-shot example (in_prompt) is left out of the tuning
     assert (n["elig.n.diag.failing"], n["elig.n.diag.calibration"], n["elig.n.diag.capability"]) == (2, 1, 1)
+
+
+def test_the_tie_break_is_stated_and_the_configurations_it_decided_are_counted() -> None:
+    """C's margins are all 0.5: 'always approve' and 'always deny' both get 5 of the 10 calibration items right,
+    and the tie-break (closest to 0, then the lower cut) picks minus infinity; A's and B's best cut is unique."""
+    n, tables = study_numbers(synthetic_runs())
+    assert (
+        n[f"{K}.m-c.terse.shipped.tuned.n-tied"] == 2
+        and n[f"{K}.m-c.terse.shipped.tuned.threshold"] == "-inf"
+    )
+    assert n[f"{K}.m-a.terse.shipped.tuned.n-tied"] == 1 and n[f"{K}.m-b.terse.shipped.tuned.n-tied"] == 1
+    assert n["elig.n.diag.tied"] == 1 and n["elig.n.diag.configs"] == 3
+    assert (
+        "closest to 0" in n["elig.phrase.tie-break"] and "fewer items" in n["elig.phrase.tie-break-cascade"]
+    )
+    assert next(r for r in tables["diagnosis"] if r["model"] == "m-c")["tuned_tied"] == 2
+    # C's tied cut-offs (always approve, always deny) both get 10 of the 20 test items right: the tie-break
+    # does not change its test accuracy
+    assert n[f"{K}.m-c.terse.shipped.tuned.tie-matters"] == "no" and n["elig.n.diag.tie-matters"] == 0

@@ -1,0 +1,54 @@
+"""Table rows: the models by size, smallest first, then the scripted controls and baselines in a block of their
+own; an interval the topic could not give prints as "no interval", never as "[n/a, n/a]"."""
+
+from typing import Any
+
+from slmbench.figures.tables import render_table
+
+
+def _num(key: str, text: str) -> dict[str, Any]:
+    return {"key": key, "value": 0.5, "text": text, "provenance": {}}
+
+
+def _rows(tex: str) -> list[str]:
+    body = tex.split("\\midrule", 1)[1].split("\\bottomrule")[0]
+    return [line.split(" & ")[0] if "&" in line else line for line in body.strip().splitlines()]
+
+
+def test_models_by_size_then_the_controls_in_their_own_block() -> None:
+    names = ["gemma3-270m", "qwen2-5-coder-1-5b", "reference-solutions", "smollm2-135m", "wrong-solutions"]
+    numbers = [_num(f"cap.acc.{m}", "1.0\\%") for m in names]
+    models = [("smollm2-135m", 0.135), ("gemma3-270m", 0.27), ("qwen2.5-coder-1.5b", 1.54)]
+    topic = {
+        "topic": "capability",
+        "numbers": numbers,
+        "tables": {"models": [{"model": m, "params_b": p, "is_base": False} for m, p in models]},
+        "labels": {"qwen2-5-coder-1-5b": "qwen2.5-coder-1.5b", "reference-solutions": "reference solutions"},
+    }
+    assert _rows(render_table("capability", topic)) == [
+        "smollm2-135m", "gemma3-270m", "qwen2.5-coder-1.5b", "\\midrule", "reference solutions", "wrong-solutions",
+    ]  # fmt: skip
+
+
+def test_an_interval_the_topic_could_not_give_says_so() -> None:
+    numbers = [
+        _num("rel.composite.m", "20.0\\%"),
+        _num("rel.composite.m.lo", "n/a"),
+        _num("rel.composite.m.hi", "n/a"),
+    ]
+    tex = render_table("reliability", {"topic": "reliability", "numbers": numbers})
+    assert "no interval" in tex and "[n/a, n/a]" not in tex
+
+
+def test_the_reliability_tables_sort_their_models_by_size() -> None:
+    """The reliability topics list their models with sizes, so their tables sort by size too (they sorted by
+    name: gemma3-270m before smollm2-135m)."""
+    from tests.fixtures.figure_topics import topic_docs
+
+    for name in ("reliability", "reliability_taxonomy"):
+        rows = _rows(render_table(name, topic_docs()[name]))
+        assert (
+            rows.index("smollm2-135m")
+            < rows.index("gemma3-270m\\textsuperscript{b}")
+            < rows.index("qwen2.5-1.5b")
+        )
