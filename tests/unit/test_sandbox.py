@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
 import stat
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
+from slmbench.tools import sandbox_user
 from slmbench.tools.base import ToolContext
 from slmbench.tools.code_interpreter import CodeInterpreter
 from slmbench.tools.file_operator import FileOperator
 from slmbench.tools.sandbox import SandboxLimits, default_python, run_python
+from slmbench.tools.sandbox_user import NOBODY, reachable_by_others
 
 LIMITS = SandboxLimits(cpu_seconds=1, wall_seconds=3.0, disk_bytes=24 * 1024 * 1024)
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox drops privileges only when run as root")
 SECRET = "hunter2-not-for-children"
 
 
@@ -239,41 +241,110 @@ def test_tampering_with_the_sandbox(interp: CodeInterpreter, code: str) -> None:
 # --- the kernel layers on their own (audit hook switched off) ----------------------------------------------
 
 
-@pytest.fixture
-def open_dir() -> Iterator[Path]:
-    """A directory other users can reach, as ``setuid`` needs."""
-    path = Path(tempfile.mkdtemp(prefix="slmbench-sandbox-", dir="/tmp"))
-    path.chmod(0o711)
-    yield path
-    for child in sorted(path.rglob("*"), reverse=True):
-        child.unlink() if not child.is_dir() else child.rmdir()
-    path.rmdir()
-
-
 def _layers(parent: Path, limits: SandboxLimits) -> tuple[str, ...]:
     return run_python("pass", parent, limits).layers
 
 
-def test_network_namespace_alone_blocks_network(open_dir: Path) -> None:
+def test_network_namespace_alone_blocks_network(tmp_path: Path) -> None:
     limits = SandboxLimits(cpu_seconds=1, wall_seconds=3.0, audit_hook=False)
-    if "netns" not in _layers(open_dir, limits):
+    if "netns" not in _layers(tmp_path, limits):
         pytest.skip("network namespaces are not permitted here")
     code = "import socket\ns = socket.socket()\ns.settimeout(1)\ns.connect(('10.0.0.1', 80))"
-    result = run_python(code, open_dir, limits)
+    result = run_python(code, tmp_path, limits)
     assert result.exit_code == 1 and "Network is unreachable" in result.stderr
 
 
-def test_dropped_privileges_alone_contain_root_only_attacks(open_dir: Path) -> None:
+@root_only
+def test_dropped_privileges_alone_contain_root_only_attacks(tmp_path: Path) -> None:
     limits = SandboxLimits(cpu_seconds=1, wall_seconds=3.0, audit_hook=False, max_processes=8)
-    if os.geteuid() != 0 or "setuid" not in _layers(open_dir, limits):
-        pytest.skip("needs root and an interpreter other users can run")
-    shadow = run_python("print(open('/etc/shadow').read())", open_dir, limits)
+    assert "setuid" in _layers(tmp_path, limits)
+    shadow = run_python("print(open('/etc/shadow').read())", tmp_path, limits)
     assert "Permission denied" in shadow.stderr and shadow.stdout == ""
-    kill = run_python("import os\nos.kill(os.getppid(), 9)", open_dir, limits)
+    kill = run_python("import os\nos.kill(os.getppid(), 9)", tmp_path, limits)
     assert "Operation not permitted" in kill.stderr
-    bomb = run_python("import os, time\nfor _ in range(50):\n    os.fork()\ntime.sleep(30)", open_dir, limits)
+    bomb = run_python("import os, time\nfor _ in range(50):\n    os.fork()\ntime.sleep(30)", tmp_path, limits)
     assert "Resource temporarily unavailable" in bomb.stderr
     assert psutil.Process().children(recursive=True) == []
+
+
+# --- who the code runs as ----------------------------------------------------------------------------------
+
+ID_LIMITS = SandboxLimits(wall_seconds=30.0)
+"""Generous: these tests are about who runs the code, not about its limits (a loaded machine starts it slowly)."""
+IDS = "import os\nprint(os.getuid(), os.geteuid(), os.getgid(), os.getgroups(), os.getcwd())"
+
+
+def _ids(stdout: object) -> tuple[list[str], Path]:
+    *ids, cwd = str(stdout).split(" ", 4)
+    return ids, Path(cwd.strip())
+
+
+@root_only
+def test_code_started_as_root_in_a_private_directory_runs_as_nobody(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From inside a 0700 directory (a trial's temporary directory is one), the code still gets uid 65534."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700 and not reachable_by_others(str(private / "trial"))
+    monkeypatch.chdir(private)
+    content = run(CodeInterpreter(ToolContext(workdir=private / "trial"), limits=ID_LIMITS), IDS)
+    ids, cwd = _ids(content["stdout"])
+    assert ids == [str(NOBODY), str(NOBODY), str(NOBODY), "[]"], content
+    assert "setuid" in content["sandbox"] and "warning" not in content
+    assert (
+        cwd.parent.parent == sandbox_user.shared_tmp() and not cwd.parent.exists()
+    )  # and removed afterwards
+
+
+def _refuse_setuid(uid: int) -> None:
+    raise PermissionError(1, "Operation not permitted")
+
+
+@root_only
+def test_a_failed_switch_in_the_child_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(os, "setuid", _refuse_setuid)  # the forked child inherits it
+    content = run(CodeInterpreter(ToolContext(workdir=tmp_path), limits=ID_LIMITS), IDS)
+    assert _ids(content["stdout"])[0][0] == "0" and "setuid" not in content["sandbox"]
+    expected = "ran as root (switching to uid 65534 failed: [Errno 1] Operation not permitted)"
+    assert expected in str(content["warning"])
+    assert any(expected in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
+
+
+@root_only
+@pytest.mark.parametrize(
+    ("patch", "reason"),
+    [
+        ({"runnable_by_others": lambda python: False}, "uid 65534 cannot run the interpreter"),
+        ({"shared_tmp": lambda: None}, "no temporary folder uid 65534 can reach"),
+        ({}, "drop_privileges is off"),
+    ],
+    ids=["interpreter-closed", "no-shared-folder", "drop-off"],
+)
+def test_a_run_that_cannot_drop_says_why(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    patch: dict[str, object],
+    reason: str,
+) -> None:
+    for name, replacement in patch.items():
+        monkeypatch.setattr(sandbox_user, name, replacement)
+    limits = dataclasses.replace(ID_LIMITS, drop_privileges=bool(patch))
+    content = run(CodeInterpreter(ToolContext(workdir=tmp_path), limits=limits), IDS)
+    ids, cwd = _ids(content["stdout"])
+    assert ids[0] == "0" and "setuid" not in content["sandbox"] and cwd.is_relative_to(tmp_path)
+    assert reason in str(content["warning"]) and "ran as root" in str(content["warning"])
+    assert any(reason in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
+
+
+def test_code_started_unprivileged_keeps_its_uid_and_the_callers_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert sandbox_user.plan_user(tmp_path, sys.executable, True) == sandbox_user.UserPlan(tmp_path, None, "")
 
 
 def test_interpreter_choice_is_recorded_and_stable() -> None:
