@@ -16,7 +16,7 @@ from slmbench.importers.karmacharya2026 import (
     params_from_tag,
 )
 
-ROOT = Path(__file__).resolve().parents[2] / "data" / "external" / "karmacharya2026"
+ROOT = Path(__file__).resolve().parents[3] / "data" / "external" / "karmacharya2026"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from slmbench.analysis.cli import analyze, audit, macros, numbers, verify
 from slmbench.importers.cli import import_external
 from slmbench.records.hashing import source_sha256
 
-ROOT = Path(__file__).resolve().parents[2] / "data" / "external" / "karmacharya2026"
+ROOT = Path(__file__).resolve().parents[3] / "data" / "external" / "karmacharya2026"
 
 
 @pytest.fixture(scope="module")

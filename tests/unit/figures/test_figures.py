@@ -19,7 +19,7 @@ from slmbench.figures import FIGURE_TOPICS, FIGURES, TABLES, Source, draw_figure
 from slmbench.figures.cli import figure, table
 from slmbench.vocab import DIMENSIONS
 
-FIGURE_DIR = Path(__file__).parents[2] / "code/slmbench/figures"
+FIGURE_DIR = Path(__file__).parents[3] / "code/slmbench/figures"
 OURS = [m for m, _, _ in MODELS["slmbench"]]
 
 

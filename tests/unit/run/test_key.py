@@ -10,7 +10,7 @@ import pytest
 
 from slmbench.run.key import STEM_PATTERN, ShardKey
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RAW = ROOT / "data" / "raw" / "slmbench"
 COMMITTED = sorted(RAW.glob("*/*.jsonl"))
 

@@ -23,7 +23,7 @@ from slmbench.eligibility.datasets import (
 )
 from slmbench.eligibility.layout import eligibility_models, eligibility_runs, eligibility_variants
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 def test_items_load_with_types_and_our_tool_docs(tmp_path: Path) -> None:

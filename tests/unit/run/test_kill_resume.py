@@ -20,7 +20,7 @@ from slmbench.records.schema import TrialRecord
 from slmbench.run.runner import trial_id, trials
 
 log = logging.getLogger(__name__)
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIXTURE = REPO / "tests" / "fixtures" / "scripted_shard.py"
 TIMING_FIELDS = {"t", "wall_s", "latency_s", "peak_rss_mb", "started_at"}
 N_TASKS, REPEATS, SLEEP_S, KILLS, KILLS_IN_FLIGHT = 8, 5, 0.02, 20, 10

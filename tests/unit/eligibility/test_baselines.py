@@ -20,7 +20,7 @@ from slmbench.eligibility.baselines import (
 )
 from slmbench.eligibility.datasets import MemoryItem, RerankItem, ToolItem, assign_split, load_task
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 @pytest.mark.parametrize(

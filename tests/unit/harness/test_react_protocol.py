@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tests.unit.test_protocol import TASK
+from tests.unit.harness.test_protocol import TASK
 
 from slmbench.backends.base import GenerationOptions, Message, ModelReply
 from slmbench.backends.scripted_backend import ScriptedBackend

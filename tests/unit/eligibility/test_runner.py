@@ -13,7 +13,7 @@ from slmbench.eligibility.models import FakeLogitModel
 from slmbench.eligibility.records import RunRecordError, read_run
 from slmbench.eligibility.runner import Identity, run_task
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 def _items(n: int = 9) -> list[ApprovalItem]:

@@ -113,7 +113,7 @@ def test_every_paper_key_is_computed(tmp_path: Path) -> None:
         for quant in ("shipped", "Q2_K"):
             runs.append({"file": f"{task}-{quant}", "header": header(task, "m", quant=quant), "items": recs})
     numbers = {n.key for n in compute(EligibilityInputs(runs, doc), {}).numbers}
-    tex = (Path(__file__).parents[2] / "paper/sections/eligibility.tex").read_text()
+    tex = (Path(__file__).parents[3] / "paper/sections/eligibility.tex").read_text()
     # text shown only when a named model's runs exist (\ifcsname on its key) is not the generic section
     tex = without_branches(tex, {"ifcsname"}, keep_else=True)
     used = set(re.findall(r"\\res\{(elig\.[a-z0-9.-]+)\}", tex))

@@ -22,7 +22,7 @@ from slmbench.site.encode import js_call
 from slmbench.site.numbers import number_trials
 from slmbench.site.pages import number_page
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

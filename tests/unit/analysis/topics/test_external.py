@@ -7,7 +7,7 @@ import pytest
 from slmbench.analysis.topics import get_topic
 from slmbench.importers.karmacharya2026 import import_study, import_summary
 
-ROOT = Path(__file__).resolve().parents[2] / "data" / "external" / "karmacharya2026"
+ROOT = Path(__file__).resolve().parents[4] / "data" / "external" / "karmacharya2026"
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from slmbench.config import ModelSpec
 from slmbench.harness.parser import parse_output
 from slmbench.models.registry import open_backend
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODEL = "qwen2.5-coder-0.5b"
 FAST = RetryPolicy(attempts=3, base_delay_s=0.01, max_delay_s=0.02)
 SEARCH = {

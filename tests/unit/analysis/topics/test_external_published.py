@@ -15,7 +15,7 @@ from slmbench.analysis.topics.external_published import published_order, top_by_
 from slmbench.figures.tables import render_table
 from slmbench.importers.karmacharya2026 import import_study, import_summary
 
-ROOT = Path(__file__).resolve().parents[2] / "data" / "external" / "karmacharya2026"
+ROOT = Path(__file__).resolve().parents[4] / "data" / "external" / "karmacharya2026"
 PASSED = {  # capability tasks passed of 31 at T=0, counted from raw/v2/capability_*.json
     "qwen2-5-coder-7b": 21, "qwen2-5-7b": 21, "gemma2-9b": 18, "phi3-5-3-8b": 15, "mistral-7b": 14,
     "llama3-2-3b": 13, "llama3-2-1b": 11, "llama3-1-8b": 10, "deepseek-r1-7b": 8,

@@ -17,7 +17,7 @@ from slmbench.records.ledger import RawRecordError
 from slmbench.tasks.loader import DATA_DIR, TaskFileError, load_task
 from slmbench.vocab import ELIGIBILITY_RAW
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CONFIG = REPO / "config.yaml"
 
 

@@ -28,7 +28,7 @@ from slmbench.eligibility.records import RunRecordError, read_run
 from slmbench.eligibility.runner import Identity, run_task
 from slmbench.vocab import EligibilityTask
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 FAST = RetryPolicy(attempts=2, base_delay_s=0.01, max_delay_s=0.02)
 TAG = "llama3.2"  # a model the fixture server lists
 

@@ -180,7 +180,7 @@ def test_kill_parent(interp: CodeInterpreter) -> None:
     ],
 )
 def test_reading_sensitive_paths(interp: CodeInterpreter, path: str) -> None:
-    target = path.format(ppid=os.getpid(), repo=Path(__file__).resolve().parents[2])
+    target = path.format(ppid=os.getpid(), repo=Path(__file__).resolve().parents[3])
     content = run(interp, f"print(open({target!r}).read())")
     assert_refused(content)
     assert content["stdout"] == ""

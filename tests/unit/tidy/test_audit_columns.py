@@ -15,7 +15,7 @@ from slmbench.records.ledger import iter_records
 from slmbench.tasks.loader import task_index
 from slmbench.tidy import DICTIONARY_COLUMNS, TRIAL_COLUMNS, tidy_tables
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 COMMITTED = sorted((ROOT / "data/raw/slmbench").glob("*/capability_T0_native_repaired_p-full*.jsonl"))[:2]
 
 

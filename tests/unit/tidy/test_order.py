@@ -13,7 +13,7 @@ from slmbench.cli import main
 from slmbench.config import load_config
 from slmbench.tidy import NoTrialsError, tidy_tables
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SHARD = ROOT / "data/raw/slmbench/qwen2.5-coder-0.5b/capability_T0_native_repaired_p-full.jsonl"
 WHERE = "data/raw/slmbench/qwen2.5-coder-0.5b/capability_T0_native_repaired_p-full.jsonl"
 

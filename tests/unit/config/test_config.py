@@ -14,7 +14,7 @@ from slmbench.eligibility.layout import (
     requantisable_models,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_shipped_config_is_valid_and_marks_the_base_model():

@@ -13,7 +13,7 @@ from slmbench.config import ModelSpec, load_config
 from slmbench.models import resources as res
 from slmbench.run.runner import trials
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIG = load_config(ROOT / "config.yaml")
 SMOLLM = CONFIG.models["smollm2-135m"]
 QWEN15 = CONFIG.models["qwen2.5-coder-1.5b"]

@@ -15,7 +15,7 @@ from slmbench.records.ledger import RawRecordError
 from slmbench.records.shard_cache import ShardCache, map_shards
 from slmbench.tidy import tidy_tables
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 COMMITTED = sorted((ROOT / "data/raw/slmbench").glob("*/capability_T0_native_repaired_p-full*.jsonl"))[:3]
 
 

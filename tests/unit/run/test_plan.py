@@ -14,7 +14,7 @@ from slmbench.run.key import ShardKey
 from slmbench.run.plan import Shard, plan_shards, resources, selected_tasks, shard_for, shard_key
 from slmbench.run.runner import ShardRun, run_settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RAW = ROOT / "data" / "raw" / "slmbench"
 
 
