@@ -55,13 +55,13 @@ pytestmark = [
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with LlamaServer(
-        weights_path(SMOLLM), "smollm2-135m", parallel=max(2, N), n_ctx=4096, log_path=log
+        weights_path(SMOLLM), "smollm2-135m", parallel=max(4, N), n_ctx=4096, log_path=log
     ) as srv:
         yield srv
     assert srv.pid is not None and not Path(f"/proc/{srv.pid}").exists()  # stopped by its PID, and reaped
 
 
-def served_config(server: LlamaServer, concurrency: int = 2, **fields: object) -> dict:
+def served_config(server: LlamaServer, concurrency: int = 4, **fields: object) -> dict:
     data = yaml.safe_load((HERE / "served_config.yaml").read_text())
     data["models"][MODEL].update(base_url=server.base_url, concurrency=concurrency, **fields)
     return data
@@ -87,7 +87,7 @@ def test_the_server_answers_and_reports_what_it_serves(server: LlamaServer) -> N
     assert reply.text.strip() and reply.prompt_tokens > 0 and reply.completion_tokens > 0
     fp = backend.fingerprint()
     assert fp["server"]["model_sha256"] == SMOLLM.weights.sha256  # the served file, hashed where it lies
-    assert fp["server"]["total_slots"] == max(2, N) and fp["server"]["n_ctx_per_slot"] == 4096
+    assert fp["server"]["total_slots"] == max(4, N) and fp["server"]["n_ctx_per_slot"] == 4096
     assert fp["model_card"]["meta"]["n_params"] > 100_000_000
     assert fp["native_tools"] is False  # SmolLM2's template has no place for tools: the harness lists them
 
@@ -107,9 +107,9 @@ def test_a_shard_end_to_end_through_snakemake_trials(server: LlamaServer, tmp_pa
     assert done.returncode == 0, done.stderr[-4000:]
     [path] = list((work / "data" / "raw").rglob("*.jsonl"))
     records = [r for _, r in iter_records(path)]
-    assert sorted(r.task_id for r in records) == ["COM-1", "DA-1", "SCH-1"]
+    assert sorted(r.task_id for r in records) == ["COM-1", "DA-1", "IR-1", "SCH-1"]  # each exactly once
     assert all(r.outcome in ("success", "failure") for r in records)  # the server worked: no infra error
-    assert {r.provenance["settings"]["concurrency"] for r in records} == {2}
+    assert {r.provenance["settings"]["concurrency"] for r in records} == {4}
     backend = records[0].fingerprint["backend"]
     assert backend["backend"] == "openai" and backend["served_model"] == "smollm2-135m"
     assert backend["server"]["model_sha256"] == SMOLLM.weights.sha256
@@ -124,7 +124,7 @@ def test_a_shard_end_to_end_through_snakemake_trials(server: LlamaServer, tmp_pa
         timeout=300,
     )
     assert tidy.returncode == 0, tidy.stderr[-2000:]
-    assert json.loads((work / "m.json").read_text())["raw_files"][0]["n_records"] == 3
+    assert json.loads((work / "m.json").read_text())["raw_files"][0]["n_records"] == 4
 
 
 def _t0_shards(server: LlamaServer, out: Path, *runs: tuple[str, int]) -> None:

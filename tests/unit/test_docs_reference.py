@@ -172,11 +172,26 @@ def test_readme_figure_plots_the_papers_values() -> None:
     )
 
 
-def _readme_models() -> dict[str, dict[str, Any]]:
+def _readme_block() -> dict[str, Any]:
     block = re.search(r"^```yaml\n(models:.*?)^```", README.read_text(), flags=re.S | re.M)
     assert block, "README shows no models block"
-    entries: dict[str, dict[str, Any]] = yaml.safe_load(block.group(1))["models"]
+    parsed: dict[str, Any] = yaml.safe_load(block.group(1))
+    return parsed
+
+
+def _readme_models() -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = _readme_block()["models"]
     return entries
+
+
+def test_readme_per_suite_tasks_are_valid_config() -> None:
+    """The README's per-suite ``tasks:`` selects those tasks of each suite in the plan."""
+    from slmbench.run.plan import selected_tasks
+
+    tasks = _readme_block()["tasks"]
+    config = parse_config({**yaml.safe_load((ROOT / "config.yaml").read_text()), "tasks": tasks})
+    for suite, ids in tasks.items():
+        assert list(selected_tasks(config, suite)) == ids
 
 
 @pytest.mark.parametrize("name", ["my-gguf", "qwen2.5-7b", "my-server"])

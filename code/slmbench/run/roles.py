@@ -4,7 +4,9 @@ comparison (another scaffold, a smaller context window), decided once from confi
 A trial is *primary* when it ran the study's primary condition (the config's scaffold, parser mode, protocol,
 limits, temperatures and the model's context window, on the model's own backend) in the primary run: the original run, or, where the
 config names a ``primary_cpu``, the run on that kind of CPU (greedy replies can differ between kinds of CPU, so
-every primary result and every comparison with it then reads trials of one kind). A trial's *comparison* is the
+every primary result and every comparison with it then reads trials of one kind). A trial is *cpu-primary* when it
+is in the primary condition's first run on its own kind of CPU (a comparison run on another kind pairs with it).
+A trial's *comparison* is the
 part of the plan its shard belongs to (``scaffold``, ``context`` or ``serving``), so a comparison pairs exactly the
 shards the config planned for it, whatever protocol they name.
 """
@@ -53,17 +55,30 @@ def primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     run; with ``primary_cpu``, the run on that kind of CPU: the original if it ran there, else the first rerun
     that did, by label)."""
     condition = primary_condition(frame, config)
-    original = frame["rerun"].isna()
     if config.primary_cpu is None:
-        return condition & original
-    on_cpu = condition & (frame["cpu"] == config.primary_cpu)
+        return condition & frame["rerun"].isna()
+    return first_run_on_cpu(frame, condition & (frame["cpu"] == config.primary_cpu))
+
+
+def cpu_primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Whether each trial is in the primary condition's first run on its own kind of CPU: the in-process side
+    that a comparison run on another kind of CPU than ``primary_cpu`` pairs with (the serving comparison), so
+    that no pair crosses kinds of CPU. On the primary kind of CPU it is the primary run."""
+    return first_run_on_cpu(frame, primary_condition(frame, config))
+
+
+def first_run_on_cpu(frame: pd.DataFrame, condition: pd.Series) -> pd.Series:
+    """Of the trials where ``condition`` holds, those of the first run on their kind of CPU, per model, suite
+    and temperature: the original run if it ran there, else the first rerun, by label."""
+    original = frame["rerun"].isna()
     label = frame["rerun"].astype(object).where(~original, "")  # the original run sorts first
     chosen = pd.Series(False, index=frame.index)
-    if on_cpu.any():
-        runs = frame.loc[on_cpu, _RUN].astype(object).assign(label=label[on_cpu].astype(str))
-        first = runs.groupby(_RUN, sort=False, dropna=False, observed=True)["label"].transform("min")
-        chosen.loc[on_cpu] = (runs["label"] == first).to_numpy()
-    return on_cpu & chosen
+    if condition.any():
+        keys = [*_RUN, "cpu"]
+        runs = frame.loc[condition, keys].astype(object).assign(label=label[condition].astype(str))
+        first = runs.groupby(keys, sort=False, dropna=False, observed=True)["label"].transform("min")
+        chosen.loc[condition] = (runs["label"] == first).to_numpy()
+    return condition & chosen
 
 
 def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:

@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from slmbench.tidy.columns import DICTIONARY, DICTIONARY_COLUMNS, SORT_KEYS
+from slmbench.tidy.columns import DICTIONARY, DICTIONARY_COLUMNS, ROLE_FLAGS, SORT_KEYS
 
 
 def dictionary_encoded(table: pa.Table) -> pa.Table:
@@ -66,7 +66,7 @@ def _one_chunk(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
 def _merged_column(mine: pa.ChunkedArray, external: pd.DataFrame | None, name: str) -> pa.ChunkedArray:
     """Column ``name`` of our trials with the published study's under it (see ``merged_table``)."""
     target = pa.string() if pa.types.is_large_string(mine.type) else mine.type
-    if name == "primary":
+    if name in ROLE_FLAGS:
         target = pa.bool_()
     if external is None:
         return mine.cast(target)

@@ -8,6 +8,7 @@ import pyarrow.compute as pc
 
 from slmbench.config import StudyConfig
 from slmbench.run import roles
+from slmbench.tidy.columns import ROLE_FLAGS
 
 CONFIG_INPUTS = ["params_b", "is_base", *roles.INPUT_COLUMNS]
 """The columns ``apply_config`` reads."""
@@ -15,13 +16,14 @@ CONFIG_INPUTS = ["params_b", "is_base", *roles.INPUT_COLUMNS]
 
 def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
     """A configured model's size and kind (base or instruction-tuned) from the config; each trial's role in the
-    plan (``primary``, ``comparison``: ``slmbench.run.roles``)."""
+    plan (``primary``, ``cpu_primary``, ``comparison``: ``slmbench.run.roles``)."""
     sizes = {m: spec.params_b for m, spec in config.models.items()}
     bases = {m: not spec.instruct for m, spec in config.models.items()}
     known = frame["model"].isin(list(sizes))
     frame["params_b"] = frame["model"].map(sizes).astype(float).where(known, frame["params_b"]).astype(float)
     frame["is_base"] = frame["model"].map(bases).astype(object).where(known, frame["is_base"]).astype(bool)
     frame["primary"] = roles.primary(frame, config)
+    frame["cpu_primary"] = roles.cpu_primary(frame, config)
     frame["comparison"] = roles.comparison(frame, config)
     return frame
 
@@ -35,5 +37,6 @@ def with_config(ours: pa.Table, config: StudyConfig) -> pa.Table:
     decided = apply_config(inputs.to_pandas(), config)
     for name in ("params_b", "is_base"):
         ours = ours.set_column(ours.schema.get_field_index(name), name, pa.Array.from_pandas(decided[name]))
-    ours = ours.append_column("primary", pa.Array.from_pandas(decided["primary"]))
+    for name in ROLE_FLAGS:
+        ours = ours.append_column(name, pa.Array.from_pandas(decided[name]))
     return ours.append_column("comparison", pa.Array.from_pandas(decided["comparison"], type=pa.string()))

@@ -9,7 +9,7 @@ import pandas as pd
 
 from slmbench.config import StudyConfig, load_config, parse_config
 from slmbench.run.key import ShardKey
-from slmbench.run.roles import comparison, primary
+from slmbench.run.roles import comparison, cpu_primary, primary
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -66,6 +66,20 @@ def test_without_a_primary_cpu_the_original_runs_at_the_study_temperatures_are_p
         "null_control_T0_native_repaired_p-full",
         "reliability_T0_native_repaired_p-full",
     ]
+
+
+def test_the_cpu_primary_run_is_the_first_run_of_the_primary_condition_on_each_kind_of_cpu() -> None:
+    """On the primary kind it is the primary run; on another kind, that kind's first run (here the original run
+    on Intel); a served trial never, since it did not run on the model's own backend."""
+    config = config_with(primary_cpu="AMD EPYC")
+    got = cpu_primary(frame(), config)
+    assert got[got].index.tolist() == [
+        "capability_T0_native_repaired_p-full",
+        "capability_T0_native_repaired_p-full_rerun-2",
+        "reliability_T0_native_repaired_p-full",
+        "null_control_T0_native_repaired_p-full",
+    ]
+    assert (primary(frame(), config) <= got).all()
 
 
 def test_an_original_run_on_the_primary_cpu_comes_before_its_reruns() -> None:

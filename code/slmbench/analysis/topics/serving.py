@@ -2,9 +2,10 @@
 tool-call parser, paired task by task (the serving stack as a measured factor).
 
 The served trials are the shards the plan ran for this comparison (config.yaml's ``serving_comparison``: the
-primary protocol at the lowest temperature); each pairs with the primary in-process trial of the same model,
-task, variant, temperature and repeat (``analysis.paired``: exact McNemar per model and pooled). Per pair it
-also counts the tool calls: those the in-process harness accepted, those the served harness accepted, those
+primary protocol at the lowest temperature); each pairs with the in-process trial of the same model, task,
+variant, temperature and repeat in the primary condition's first run on the same kind of CPU (the primary run
+where the served trials ran on the study's ``primary_cpu``), by ``analysis.paired`` (exact McNemar per model and
+pooled). Per pair it also counts the tool calls: those the in-process harness accepted, those the served harness accepted, those
 the server returned as ``tool_calls``, and, where the server returned its raw generated text, the calls our
 repaired parser reads in that text and how many of them the server's parser dropped or changed (name or
 arguments differ) or added (``harness.served``, counted per trial by tidy).
@@ -48,6 +49,21 @@ def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFram
         return ours, None
     server = str(sorted(ours["server"].astype(str).unique())[0])
     return ours[ours["server"] == server], server
+
+
+def in_process_rows(trials: pd.DataFrame, served: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The in-process side of the served trials: for each model and kind of CPU they ran on, the primary
+    condition's first run in-process on that kind of CPU (``cpu_primary``: the primary run where that kind is the
+    study's ``primary_cpu``), so that no pair crosses kinds of CPU; and the selection that names them."""
+    select: dict[str, Any] = {"study": STUDY, "cpu_primary": True}
+    if served.empty or "cpu_primary" not in trials.columns:
+        return trials.iloc[0:0], select
+    ran = set(zip(served["model"].astype(str), served["cpu"].astype(str), strict=True))
+    ours = trials[(trials["study"] == STUDY) & trials["cpu_primary"].fillna(False).astype(bool)]
+    where = pd.Series(
+        list(zip(ours["model"].astype(str), ours["cpu"].astype(str), strict=True)), index=ours.index
+    )
+    return ours[where.isin(ran)], select
 
 
 def pair_calls(trials: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -125,8 +141,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     """Paired accuracy in-process and served, per model and pooled, and the calls the server's parser dropped
     or changed."""
     p = with_defaults(params)
-    primary, psel = primary_rows(trials, STUDY)
-    other, server = other_rows(trials, primary)
+    other, server = other_rows(trials, primary_rows(trials, STUDY)[0])
+    primary, psel = in_process_rows(trials, other)
     names = (IN_PROCESS, server or "server")
     sides = Sides(trials, psel, {"study": STUDY, "comparison": COMPARISON, "server": server})
     pairs = sides.pairs(primary, other)

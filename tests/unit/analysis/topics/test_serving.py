@@ -44,6 +44,7 @@ def _row(model: str, task: str, served: bool, passed: bool, **kw: Any) -> dict[s
         "model": model, "params_b": size, "is_base": base, "temperature": 0.0, "repeat": 1, "scaffold": "native",
         "parser_mode": "repaired", "protocol": "full", "outcome": "success" if passed else "failure",
         "passed": passed, "failure_class": None if passed else "capability", "primary": not served,
+        "cpu_primary": not served,
         "comparison": "serving" if served else None, "server": SERVER if served else None, "n_ctx": 4096,
         "stop_reason": "final_answer" if passed else "max_turns", "cpu": "AMD EPYC", "rerun": None,
         "n_tool_calls": accepted if served else 2,
@@ -96,6 +97,24 @@ def test_paired_counts_and_exact_mcnemar_against_scipy() -> None:
     assert n["srv.model.a-1b.mcnemar.p"] == pytest.approx(binomtest(1, 4, 0.5).pvalue)
     assert n["srv.model.b-3b.mcnemar.p"] == "n/a"  # no discordant pair
     assert n["srv.n.cross-cpu"] == 0
+
+
+def test_a_model_served_on_another_kind_of_cpu_pairs_with_its_in_process_run_there() -> None:
+    """The primary run of b is on AMD EPYC; b's served trials ran on an Intel CPU, where b's first in-process
+    run of the primary condition (not primary) is the side they pair with: no pair crosses kinds of CPU."""
+    df = trials()
+    b_served = (df["model"] == "b:3b") & df["server"].notna()
+    df.loc[b_served, "cpu"] = "Intel Xeon"
+    intel = df[(df["model"] == "b:3b") & df["server"].isna()].assign(
+        cpu="Intel Xeon", primary=False, passed=False, outcome="failure", failure_class="capability",
+        trial_id=lambda f: f["trial_id"] + "/intel",
+    )  # fmt: skip
+    n = _numbers(pd.concat([df, intel], ignore_index=True))
+    assert n["srv.n.pairs"] == 12 and n["srv.n.cross-cpu"] == 0
+    # b in-process on Intel fails everywhere; served it passes T0 and T1: only served 2
+    assert n["srv.model.b-3b.n.only-other"] == 2 and n["srv.model.b-3b.n.only-primary"] == 0
+    numbers = [x.to_dict() for x in compute(pd.concat([df, intel], ignore_index=True), None, PARAMS).numbers]
+    assert count_mismatches(numbers, pd.concat([df, intel], ignore_index=True)) == []
 
 
 def test_calls_per_side_and_what_the_servers_parser_dropped_or_changed() -> None:
