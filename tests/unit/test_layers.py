@@ -1,8 +1,8 @@
 """Imports go one way: each module imports only from its own layer or the layers below it.
 
-Bottom to top: the vocabulary (and how registries are declared); the seams (backends, tools) and the config; the record format; judging; the tasks
-(written in judging's criteria); models; the harness; running trials into records; the data stages (tidy,
-importers, eligibility); the analysis; figures; the site; the command line. A layer is a list of top-level
+Bottom to top: the vocabulary (and how registries are declared); the config; the seams (backends, tools); the
+record format; judging; the tasks (written in judging's criteria); models; the harness; running trials into
+records; the data stages (tidy, importers, eligibility); the analysis; figures; the site; the command line. A layer is a list of top-level
 folders and modules of the package, and nothing is exempt: a package's command-line module sits in its layer like
 any other module. Figures read the analysis only through what its topics write. Every import counts, those inside
 functions included, and modules named in strings to be imported by name.
@@ -18,7 +18,8 @@ from slmbench.sources import imports, modules
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("slmbench", "slmbench.vocab", "slmbench.conditions", "slmbench.registration", "slmbench.sources"),
-    ("slmbench.backends", "slmbench.tools", "slmbench.config"),
+    ("slmbench.config",),
+    ("slmbench.backends", "slmbench.tools"),
     ("slmbench.records",),
     ("slmbench.judging",),
     ("slmbench.tasks",),
@@ -109,6 +110,7 @@ def test_figures_read_the_analysis_through_its_topics() -> None:
         ("slmbench.tasks", "slmbench.harness"),
         ("slmbench.models", "slmbench.harness"),
         ("slmbench.config", "slmbench.harness"),
+        ("slmbench.config", "slmbench.backends"),
         ("slmbench.judging", "slmbench.run"),
         ("slmbench.harness", "slmbench.run"),
         ("slmbench.harness", "slmbench.analysis"),
@@ -120,3 +122,11 @@ def test_named_directions(lower: str, upper: str) -> None:
     assert layer(lower) < layer(upper)
     back = [(s, t) for s, t in EDGES if s.startswith(lower) and t.startswith(upper)]
     assert back == []
+
+
+def test_no_two_folders_import_each_other() -> None:
+    """Within a layer too the arrows go one way: no cycle between two top-level folders or modules, not even
+    through an import inside a function."""
+    top = {(".".join(s.split(".")[:2]), ".".join(t.split(".")[:2])) for s, t in EDGES}
+    cycles = sorted(f"{a} <-> {b}" for a, b in top if a < b and (b, a) in top)
+    assert cycles == []

@@ -156,16 +156,11 @@ def test_the_api_key_field_takes_a_variable_name_and_never_echoes_a_key():
     assert "models.m.api_key_env" in str(info.value) and "sk-proj-1234567890abcdef" not in str(info.value)
 
 
-def test_concurrency_is_for_served_models_only():
+def test_concurrency_is_a_positive_count():
+    """Which backends may take more than 1 the plan asks the backends (tests/unit/run/test_plan.py)."""
     assert parse_config(_with_model(**SERVED, concurrency=4)).models["m"].concurrency == 4
     assert parse_config(_with_model(backend="ollama", concurrency=2)).models["m"].concurrency == 2
     assert parse_config(_with_model(**SERVED)).models["m"].concurrency == 1
-    with pytest.raises(ConfigError) as info:
-        parse_config(_with_model(backend="llamacpp", weights=OWN_FILE, concurrency=4), "cfg.yaml")
-    assert str(info.value) == (
-        "cfg.yaml: field 'models.m': Value error, concurrency 4 needs a served backend (ollama, openai); "
-        "backend llamacpp runs the model in this process, one trial at a time"
-    )
     with pytest.raises(ConfigError, match=r"models\.m\.concurrency"):
         parse_config(_with_model(**SERVED, concurrency=0))
 

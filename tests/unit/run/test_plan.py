@@ -262,3 +262,23 @@ def test_the_command_takes_a_shard_name_or_builds_the_same_key_by_hand(
     assert bad.exit_code != 0 and "not a shard name" in bad.output
     unknown, _ = _captured(monkeypatch, ["--shard", "nope/capability_T0_native_repaired", *out])
     assert unknown.exit_code != 0 and "unknown model 'nope'" in unknown.output
+
+
+def test_concurrency_is_for_served_models_only() -> None:
+    own = {"path": "~/models/mine.gguf", "sha256": "ab" * 32}
+    served = {"backend": "openai", "base_url": "http://127.0.0.1:8080/v1", "served_model": "qwen"}
+    model = {"params_b": 0.5, "instruct": True}
+    empty = {"eligibility": None, "protocol_study": None, "null_control": None, "serving_comparison": None}
+    in_process = config_with(
+        models={"m": {**model, "backend": "llamacpp", "weights": own, "concurrency": 4}}, **empty
+    )
+    with pytest.raises(ConfigError) as info:
+        plan_shards(in_process)
+    assert str(info.value) == (
+        "config.yaml: models.m.concurrency: concurrency 4 needs a served backend (ollama, openai); "
+        "backend llamacpp runs the model in this process, one trial at a time"
+    )
+    with pytest.raises(ConfigError, match="models.m.concurrency"):
+        shard_for(in_process, ShardKey("m", "capability", 0.0, "native", "repaired"))
+    four = config_with(models={"m": {**model, **served, "concurrency": 4}}, **empty)
+    assert plan_shards(four) and {s.key.model for s in plan_shards(four)} == {"m"}
