@@ -44,7 +44,7 @@ llama-server: setup
 
 test-served: llama-server
 	$(BIN)/slmbench models fetch smollm2-135m
-	$(BIN)/python -m pytest -q tests/unit/test_openai_backend.py tests/unit/test_backend_faults.py \
+	$(BIN)/python -m pytest -q tests/unit/backends/test_openai_backend.py tests/unit/run/test_backend_faults.py \
 	  tests/integration/test_served.py
 
 trials: setup

@@ -12,10 +12,10 @@ configfile: "config.yaml"
 include: "code/rules/common.smk"
 include: "code/rules/trials.smk"
 include: "code/rules/tidy.smk"
+include: "code/rules/eligibility.smk"
 include: "code/rules/analysis.smk"
 include: "code/rules/figures.smk"
 include: "code/rules/paper.smk"
-include: "code/rules/eligibility.smk"
 include: "code/rules/site.smk"
 
 

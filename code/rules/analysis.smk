@@ -1,5 +1,7 @@
 # Analysis: tidy tables -> one JSON per topic -> the paper's number macros with provenance.
 # Every path is an argument of the command, so each line also runs by hand.
+include: "inputs/analysis.smk"
+
 
 rule analyze_trials:
     """The topics of the trials table in one process, which reads the tables once and computes the topics in
@@ -47,6 +49,7 @@ rule replay_strict:
     """The boundary study: every recorded model output re-parsed through the strict parser, offline."""
     input:
         shards=recorded_shards,
+        code=code_inputs("replay"),
     output:
         REPLAY,
     params:
@@ -62,35 +65,13 @@ rule replay_strict:
 rule positive_control:
     """Every task's reference and wrong solution driven through the loop by a scripted model."""
     input:
-        tasks=TASK_FILES,
-        module="code/slmbench/run/control.py",
+        code=code_inputs("control"),  # the task files among them
     output:
         f"{PROCESSED}/control.json",
     log:
         "logs/analysis/positive_control.log",
     shell:
         "slmbench control --out {output} > {log} 2>&1"
-
-
-rule eligibility_baselines:
-    """The eligibility study's non-LLM baselines: a prediction for every item of every task (no model)."""
-    input:
-        item_files=expand("data/eligibility/{task}/items.jsonl", task=ELIGIBILITY_TASKS),
-        bfcl=[
-            "data/external/bfcl_v4_multiple/BFCL_v4_multiple.json",
-            "data/external/bfcl_v4_multiple/possible_answer/BFCL_v4_multiple.json",
-        ],
-        config="config.yaml",
-    output:
-        str(BASELINES),
-    params:
-        data=elig_data_dir,
-        bfcl=elig_bfcl_dir,
-    log:
-        "logs/eligibility/baselines.log",
-    shell:
-        "slmbench eligibility baselines --config {input.config} --data-dir {params.data}"
-        " --bfcl-dir {params.bfcl} --out {output} > {log} 2>&1"
 
 
 rule macros:
@@ -120,6 +101,7 @@ rule verify:
         baselines=str(BASELINES),
         config="config.yaml",
         values=expand("figures/fig_{name}.values.json", name=FIGURES),
+        code=code_inputs("tidy", "verify"),
     params:
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
         values=figure_values_options,

@@ -4,8 +4,8 @@
 # built on request (`snakemake eligibility_runs`); like trial shards they are written to `<run>.part` and
 # renamed when complete, so an interrupted run resumes. The topic, figures and tables come from the generic
 # `analyze`, `fig` and `table` rules (registries: TOPIC_INPUTS, FIGURE_TOPICS, TABLES) and the baselines from
-# `eligibility_baselines` in analysis.smk; the topic reads the runs already recorded and never triggers one.
-# Constants and input functions are in common.smk ("Eligibility study").
+# `eligibility_baselines` below; the topic reads the runs already recorded and never triggers one.
+include: "inputs/eligibility.smk"
 
 
 rule eligibility_runs:
@@ -49,8 +49,8 @@ rule eligibility_run:
 rule eligibility_quantize:
     """A shipped GGUF requantised to a lower-bit type (requantisation allowed); sha256s in the sidecar."""
     output:
-        gguf="data/models/{model}-{qtype}.gguf",
-        sidecar="data/models/{model}-{qtype}.gguf.json",
+        gguf=protected("data/models/{model}-{qtype}.gguf"),  # the weights precious runs were scored with
+        sidecar=protected("data/models/{model}-{qtype}.gguf.json"),
     wildcard_constraints:
         model="|".join(re.escape(m) for m in ELIG_REQUANTISABLE) or "^$",
         qtype="|".join(REQUANT_TYPES),
@@ -62,3 +62,25 @@ rule eligibility_quantize:
     shell:
         "slmbench eligibility quantize --model {wildcards.model} --type {wildcards.qtype}"
         " --out {output.gguf} --n-threads {threads} > {log} 2>&1"
+
+
+rule eligibility_baselines:
+    """The eligibility study's non-LLM baselines: a prediction for every item of every task (no model)."""
+    input:
+        item_files=expand("data/eligibility/{task}/items.jsonl", task=ELIGIBILITY_TASKS),
+        bfcl=[
+            "data/external/bfcl_v4_multiple/BFCL_v4_multiple.json",
+            "data/external/bfcl_v4_multiple/possible_answer/BFCL_v4_multiple.json",
+        ],
+        config="config.yaml",
+        code=code_inputs("eligibility"),
+    output:
+        str(BASELINES),
+    params:
+        data=elig_data_dir,
+        bfcl=elig_bfcl_dir,
+    log:
+        "logs/eligibility/baselines.log",
+    shell:
+        "slmbench eligibility baselines --config {input.config} --data-dir {params.data}"
+        " --bfcl-dir {params.bfcl} --out {output} > {log} 2>&1"

@@ -1,8 +1,12 @@
 # Figures: one rule for all, fig_<name> -> slmbench.figures.<name> -> figures/fig_<name>.pdf and the values it
 # plotted (figures/fig_<name>.values.json, checked by `snakemake verify`), generated from
 # slmbench.figures.registry.FIGURE_TOPICS. Each figure reads only the analysis topics it declares (never the trials
-# table); its module, the shared drawing code and those topics are its inputs. Rerun one figure by hand:
+# table); the code that draws it (its module and what that imports) and those topics are its inputs. Rerun one
+# figure by hand:
 # snakemake figures/fig_<name>.pdf -f
+include: "inputs/figures.smk"
+
+
 rule fig:
     input:
         unpack(figure_inputs),

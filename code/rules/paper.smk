@@ -1,6 +1,5 @@
 # Paper: LaTeX tables from the analysis topics, then the PDF with latexmk.
-# Uses FIGURES from figures.smk (included before this file).
-
+include: "inputs/paper.smk"
 
 
 SECTIONS = sorted(str(p) for p in Path("paper/sections").glob("*.tex"))
@@ -26,7 +25,7 @@ rule appendix:
     input:
         protocol=f"{PROCESSED}/protocol.json",
         trials=f"{PROCESSED}/trials.parquet",
-        module="code/slmbench/figures/appendix.py",
+        code=code_inputs("appendix"),
     output:
         table="paper/generated/tab_per_task.tex",
         transcripts="paper/generated/transcripts.tex",

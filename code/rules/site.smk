@@ -8,6 +8,7 @@ rule site:
         shards=recorded_shards,
         trials=f"{PROCESSED}/trials.parquet",
         provenance=rules.macros.output.provenance,
+        code=code_inputs("view"),  # the site's assets among them
     output:
         directory(SITE),
     params:

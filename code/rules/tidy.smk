@@ -3,7 +3,8 @@
 
 rule import_external:
     input:
-        "data/external/karmacharya2026/README.md",
+        readme="data/external/karmacharya2026/README.md",
+        code=code_inputs("import-external"),
     output:
         trials="data/processed/external_trials.parquet",
         summary="data/processed/external_summary.parquet",
@@ -19,7 +20,7 @@ rule tidy:
         shards=recorded_shards,
         external="data/processed/external_trials.parquet",
         config="config.yaml",
-        package=PACKAGE_SOURCES,
+        code=code_inputs("tidy"),  # what judges and tabulates a record: editing it re-tidies
     output:
         trials="data/processed/trials.parquet",
         events="data/processed/events.parquet",

@@ -1,9 +1,10 @@
 # Trial shards: every shard config.yaml plans (slmbench.run.plan), expensive, so only built on request
 # (`snakemake trials`, `snakemake protocol_trials`). One rule runs any shard by its name, <model>/<stem>: the
 # plan gives its repeats and tasks, and from its model and trial count its threads, memory and wall time
-# (shard_threads, shard_mem_mb, shard_runtime in common.smk; slmbench.models.resources), which is what a SLURM
-# job asks for. A shard is written to `<shard>.part` and renamed when complete, so an interrupted run keeps
-# every finished trial and resumes where it stopped.
+# (shard_threads, shard_mem_mb, shard_runtime in inputs/trials.smk; slmbench.models.resources), which is what a
+# SLURM job asks for. A shard is written to `<shard>.part` and renamed when complete, so an interrupted run
+# keeps every finished trial and resumes where it stopped.
+include: "inputs/trials.smk"
 
 
 rule trials:

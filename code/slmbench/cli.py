@@ -31,6 +31,15 @@ _COMMANDS: dict[str, str] = {
 }
 
 
+def entry_module(command: str) -> str:
+    """The module of subcommand ``command`` (what ``slmbench <command>`` imports first).
+
+    Raises:
+        KeyError: An unknown subcommand.
+    """
+    return _COMMANDS[command].split(":")[0]
+
+
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
 

@@ -1,26 +1,25 @@
 """Imports go one way: each module imports only from its own layer or the layers below it.
 
-Bottom to top: the vocabulary (and how registries are declared); the seams (backends, tools) and the config; the record format; judging; the tasks
-(written in judging's criteria); models; the harness; running trials into records; the data stages (tidy,
-importers, eligibility); the analysis; figures; the site; the command line. A layer is a list of top-level
+Bottom to top: the vocabulary (and how registries are declared); the config; the seams (backends, tools); the
+record format; judging; the tasks (written in judging's criteria); models; the harness; running trials into
+records; the data stages (tidy, importers, eligibility); the analysis; figures; the site; the command line. A layer is a list of top-level
 folders and modules of the package, and nothing is exempt: a package's command-line module sits in its layer like
 any other module. Figures read the analysis only through what its topics write. Every import counts, those inside
-functions included.
+functions included, and modules named in strings to be imported by name.
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-import slmbench
+from slmbench.sources import imports, modules
 
-PACKAGE = Path(slmbench.__file__).resolve().parent
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("slmbench", "slmbench.vocab", "slmbench.conditions", "slmbench.registration"),
-    ("slmbench.backends", "slmbench.tools", "slmbench.config"),
+    ("slmbench", "slmbench.vocab", "slmbench.conditions", "slmbench.registration", "slmbench.sources"),
+    ("slmbench.config",),
+    ("slmbench.backends", "slmbench.tools"),
     ("slmbench.records",),
     ("slmbench.judging",),
     ("slmbench.tasks",),
@@ -48,12 +47,7 @@ FIGURES_MAY_IMPORT = (
 transcripts, the raw records; they never read the statistics, the harness or the tasks."""
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES = modules()
 
 
 def layer(module: str) -> int:
@@ -65,26 +59,20 @@ def layer(module: str) -> int:
     return found[0]
 
 
-def imports(module: str) -> set[str]:
-    """The package modules ``module`` imports (``from pkg import mod`` names the module)."""
-    package = module if MODULES[module].name == "__init__.py" else module.rsplit(".", 1)[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(MODULES[module].read_text())):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] == "slmbench"}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([base] if base else [])])
-            if base.split(".")[0] != "slmbench":
-                continue
-            for alias in node.names:
-                out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base)
-    return out - {module}
+def named_modules(module: str) -> set[str]:
+    """The package modules ``module`` names in a string (``"slmbench.run.cli:run"``), to import them by name."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    texts = {
+        n.value.split(":")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+    return {text for text in texts if "." in text and text in MODULES} - {module}
 
 
-EDGES = [(source, target) for source in MODULES for target in sorted(imports(source))]
+EDGES = [(source, target) for source in MODULES for target in sorted(imports(source) | named_modules(source))]
+"""Every import of the package: ``slmbench.sources.imports`` reads each module's syntax tree, so an import inside a
+function counts as one at the top, and so does a module named in a string to be imported by name."""
 
 
 def test_every_module_has_a_layer_and_the_layers_are_the_folders() -> None:
@@ -122,6 +110,7 @@ def test_figures_read_the_analysis_through_its_topics() -> None:
         ("slmbench.tasks", "slmbench.harness"),
         ("slmbench.models", "slmbench.harness"),
         ("slmbench.config", "slmbench.harness"),
+        ("slmbench.config", "slmbench.backends"),
         ("slmbench.judging", "slmbench.run"),
         ("slmbench.harness", "slmbench.run"),
         ("slmbench.harness", "slmbench.analysis"),
@@ -133,3 +122,11 @@ def test_named_directions(lower: str, upper: str) -> None:
     assert layer(lower) < layer(upper)
     back = [(s, t) for s, t in EDGES if s.startswith(lower) and t.startswith(upper)]
     assert back == []
+
+
+def test_no_two_folders_import_each_other() -> None:
+    """Within a layer too the arrows go one way: no cycle between two top-level folders or modules, not even
+    through an import inside a function."""
+    top = {(".".join(s.split(".")[:2]), ".".join(t.split(".")[:2])) for s, t in EDGES}
+    cycles = sorted(f"{a} <-> {b}" for a, b in top if a < b and (b, a) in top)
+    assert cycles == []

@@ -3,7 +3,7 @@
 A template sentence with numbers in it can be false for some values ("model(s)", "the leader", "clears the
 floor", an interval "0.0 % to 0.0 %"). Each function here returns the fragment that is true for its inputs;
 topics store it as a text number (``*.phrase.*``) and the paper prints it with ``\\res{}``. Every function is
-rendered for its edge values in ``tests/unit/test_phrases.py``. Fragments are LaTeX-escaped by ``nb.text``.
+rendered for its edge values in ``tests/unit/analysis/test_phrases.py``. Fragments are LaTeX-escaped by ``nb.text``.
 """
 
 from __future__ import annotations

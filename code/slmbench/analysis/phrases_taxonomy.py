@@ -2,7 +2,7 @@
 
 As in ``phrases``: each function returns the fragment that is true for its inputs, and says why where a value is
 undefined (no task run twice, no null control, no events table, a measure the records do not hold). Each is
-rendered for its edge values in ``tests/unit/test_analysis_reliability_taxonomy.py``.
+rendered for its edge values in ``tests/unit/analysis/topics/test_reliability_taxonomy.py``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +102,6 @@ def replay_state(task: JudgedTask, events: list[Any], seed: int) -> dict[str, An
     faults = {e.call_id: e.kind for e in events if isinstance(e, rec.FaultEvent)}
     calls = {e.call_id: e for e in events if isinstance(e, rec.ToolCallEvent)}
     with tempfile.TemporaryDirectory(prefix="slmbench-replay-") as workdir:
-        os.chmod(workdir, 0o711)  # as the runner does: the sandbox drops to an unprivileged user inside it
         tools = build_tools(list(task.tools), ToolContext(Path(workdir), task.initial_state, seed))
         for result in (e for e in events if isinstance(e, rec.ToolResultEvent)):
             call = calls.get(result.call_id)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from slmbench.sources import PACKAGE, source_files
+
 
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file, streamed."""
@@ -16,14 +18,12 @@ def sha256_file(path: Path) -> str:
 
 
 def source_sha256() -> str:
-    """Hash of the package's own source (Python modules, task and config schemas) by relative path.
+    """Hash of the package's own source (``slmbench.sources.source_files``) by relative path.
 
     Unlike a commit id it can be recorded in committed outputs: a clean rebuild from the same source gives the
     same hash, so generated files reproduce byte for byte.
     """
-    root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.suffix in {".py", ".yaml", ".json"} and path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in source_files():
+        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from slmbench.backends import backend_class, backend_names, load_backends
 from slmbench.conditions import LEGACY_NAME
 from slmbench.config import ConfigError, StudyConfig, model_spec
 from slmbench.models.resources import ShardResources, shard_resources
@@ -165,12 +166,33 @@ def _protocol_study(
             yield "protocol", shard_key(config, model, suite, t, protocol=name), study.repeats, tasks
 
 
+def check_concurrency(config: StudyConfig) -> None:
+    """Refuse a model that would run several trials at once in this process (the backends say which run in it).
+
+    Raises:
+        ConfigError: ``concurrency`` above 1 for a backend that runs the model in this process.
+    """
+    several = {name: spec for name, spec in config.models.items() if spec.concurrency > 1}
+    if not several:
+        return
+    load_backends()
+    for name, spec in several.items():
+        if backend_class(spec.backend).in_process:
+            served = [n for n in backend_names() if not backend_class(n).in_process]
+            raise ConfigError(
+                f"config.yaml: models.{name}.concurrency: concurrency {spec.concurrency} needs a served backend "
+                f"({', '.join(served)}); backend {spec.backend} runs the model in this process, one trial at a time"
+            )
+
+
 def plan_shards(config: StudyConfig) -> list[Shard]:
     """Every shard the config plans, each once, in the order the config's parts name them.
 
     Raises:
-        ConfigError: two parts plan one shard with different repeats or tasks, or a selected task is unknown.
+        ConfigError: two parts plan one shard with different repeats or tasks, a selected task is unknown, or a
+            model runs several trials at once in this process (``check_concurrency``).
     """
+    check_concurrency(config)
     planned: dict[str, Shard] = {}
     for model in config.models:
         for kind, key, repeats, tasks in _parts(config, model):

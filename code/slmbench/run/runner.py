@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import os
 import resource
 import tempfile
 import time
@@ -214,7 +213,6 @@ def run_shard(
             )
             started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             with tempfile.TemporaryDirectory(prefix="slmbench-trial-") as workdir:
-                os.chmod(workdir, 0o711)  # lets the sandbox drop to an unprivileged user inside it
                 run = run_trial(backend, trial, settings, Path(workdir))
             fp = (
                 fingerprint_for(backend, key.temperature, seed)

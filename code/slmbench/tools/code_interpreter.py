@@ -39,7 +39,8 @@ class CodeInterpreter:
         self._runs = 0
 
     def call(self, arguments: dict[str, Any]) -> ToolResult:
-        """Return ``{"stdout", "stderr", "exit_code", "timed_out", "sandbox"}`` (outputs truncated)."""
+        """Return ``{"stdout", "stderr", "exit_code", "timed_out", "sandbox"}`` (outputs truncated), and
+        ``warning`` when code started as root ran as root (``SandboxResult.warning``)."""
         try:
             code = need_str(arguments, "code")
         except ArgumentError as exc:
@@ -50,16 +51,16 @@ class CodeInterpreter:
             )
         self._runs += 1
         result = run_python(code, self._runs_dir, self.limits, self.python)
-        return ToolResult(
-            ok=True,
-            content={
-                "stdout": result.stdout,
-                "stderr": result.stderr,
-                "exit_code": result.exit_code,
-                "timed_out": result.timed_out,
-                "sandbox": list(result.layers),
-            },
-        )
+        content: dict[str, Any] = {
+            "stdout": result.stdout,
+            "stderr": result.stderr,
+            "exit_code": result.exit_code,
+            "timed_out": result.timed_out,
+            "sandbox": list(result.layers),
+        }
+        if result.warning:  # only then: a result of a run that dropped privileges is as it always was
+            content["warning"] = result.warning
+        return ToolResult(ok=True, content=content)
 
     def snapshot(self) -> dict[str, Any]:
         """How many programs were run."""

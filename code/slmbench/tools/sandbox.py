@@ -6,7 +6,7 @@ file size, open files, no core dumps), ``process_group`` (own session; the whole
 ``wall_timeout``, ``disk_watch`` (the work directory is polled and the run killed past a quota),
 ``audit_hook`` (see ``sandbox_child``), ``netns`` (a fresh, empty network namespace, when permitted) and
 ``setuid`` (when run as root: the child becomes ``nobody``, which makes RLIMIT_NPROC and file permissions
-bite; only when the interpreter and the work directory are reachable by that user).
+bite; see ``sandbox_user``: a run that keeps root says so in ``SandboxResult.warning`` and the log).
 
 The child runs ``python -u -B -s -S -P`` rather than ``-I``: ``-I`` would also ignore ``PYTHONHASHSEED``,
 which keeps set and dict-of-str order, hence outputs, reproducible. The environment is built from scratch,
@@ -24,9 +24,7 @@ import os
 import resource
 import shutil
 import signal
-import stat
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -34,11 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from slmbench.tools.sandbox_user import UserPlan, plan_user, python_for, root_warning
+
 logger = logging.getLogger(__name__)
 
 MIB = 1024 * 1024
 CLONE_NEWNET = 0x40000000
-NOBODY = 65534
 POLL_SECONDS = 0.02
 DISK_SCAN_SECONDS = 0.25
 
@@ -74,6 +73,8 @@ class SandboxResult:
     exit_code: int
     timed_out: bool
     layers: tuple[str, ...]
+    warning: str = ""
+    """Why code the sandbox was started as root with ran as root (``sandbox_user.root_warning``), or empty."""
 
 
 def _child_source() -> str:
@@ -81,35 +82,9 @@ def _child_source() -> str:
     return source + "\nsandbox_main(__import__('sys').argv[1])\n"
 
 
-def _reachable_by_others(path: str) -> bool:
-    """Whether every folder above ``path`` is searchable by other users (and ``path`` itself exists)."""
-    real = Path(os.path.realpath(path))
-    try:
-        return real.exists() and all(p.stat().st_mode & stat.S_IXOTH for p in real.parents)
-    except OSError:
-        return False
-
-
-def _runnable_by_others(python: str) -> bool:
-    real = os.path.realpath(python)
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    stdlib = Path(real).parent.parent / "lib" / version
-    return (
-        _reachable_by_others(real)
-        and bool(os.stat(real).st_mode & stat.S_IXOTH)
-        and _reachable_by_others(str(stdlib / "os.py"))
-        and bool(stdlib.stat().st_mode & stat.S_IXOTH)
-    )
-
-
 def default_python(limits: SandboxLimits) -> str:
     """This interpreter, or (as root, so that ``setuid`` can work) a system one of the same version."""
-    if limits.drop_privileges and os.geteuid() == 0 and not _runnable_by_others(sys.executable):
-        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-        for candidate in (f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
-            if os.path.exists(candidate) and _runnable_by_others(candidate):
-                return candidate
-    return sys.executable
+    return python_for(limits.drop_privileges)
 
 
 def _rlimits(limits: SandboxLimits) -> list[tuple[int, int, int]]:
@@ -153,10 +128,13 @@ def _preexec(
         for res, soft, hard in rlimits:
             resource.setrlimit(res, (soft, hard))
         if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            layers += b"u"
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                layers += b"u"
+            except OSError as exc:  # reported, and the run goes ahead as root under the other layers
+                layers += b"!" + f"switching to uid {uid} failed: {exc}".encode()
         os.write(report_fd, layers)
 
     return setup
@@ -222,25 +200,24 @@ def _death_note(exit_code: int, timed_out: bool, over_quota: bool, limits: Sandb
 def run_python(
     code: str, parent: Path, limits: SandboxLimits | None = None, python: str | None = None
 ) -> SandboxResult:
-    """Run ``code`` in a fresh temporary directory under ``parent``; the directory is removed afterwards."""
+    """Run ``code`` in a fresh temporary directory, removed afterwards: under ``parent``, or, when the code is
+    handed to an unprivileged uid, under a shared temporary folder that uid can reach (``sandbox_user``)."""
     limits = limits or SandboxLimits()
     python = python or default_python(limits)
-    run_dir = Path(tempfile.mkdtemp(prefix="code-", dir=parent))
+    plan = plan_user(parent, python, limits.drop_privileges)
+    run_dir = Path(tempfile.mkdtemp(prefix="slmbench-code-", dir=plan.parent))
     try:
-        return _run(code, run_dir, limits, python)
+        return _run(code, run_dir, limits, python, plan)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _run(code: str, run_dir: Path, limits: SandboxLimits, python: str) -> SandboxResult:
+def _run(code: str, run_dir: Path, limits: SandboxLimits, python: str, plan: UserPlan) -> SandboxResult:
     work = run_dir / "work"
     work.mkdir()
-    uid = None
-    if limits.drop_privileges and os.geteuid() == 0 and _runnable_by_others(python):
-        run_dir.chmod(0o711)
-        if _reachable_by_others(str(work)):
-            os.chown(work, NOBODY, NOBODY)
-            uid = NOBODY
+    if plan.uid is not None:
+        run_dir.chmod(0o711)  # made by mkdtemp (0700, root's): the uid may pass, not list
+        os.chown(work, plan.uid, plan.uid)
     (run_dir / "code.py").write_text(code, encoding="utf-8")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
     argv = [
@@ -264,12 +241,12 @@ def _run(code: str, run_dir: Path, limits: SandboxLimits, python: str) -> Sandbo
         ):
             proc = subprocess.Popen(
                 argv, cwd=work, env=env, stdin=stdin, stdout=stdout, stderr=stderr, close_fds=True,
-                start_new_session=True, preexec_fn=_preexec(limits, _rlimits(limits), uid, report_write),
+                start_new_session=True, preexec_fn=_preexec(limits, _rlimits(limits), plan.uid, report_write),
             )  # fmt: skip
     finally:
         os.close(report_write)
     with os.fdopen(report_read, "rb") as report:
-        flags = report.read()
+        flags, _, failure = report.read().partition(b"!")
     timed_out, over_quota, next_scan = False, False, 0.0
     while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
         elapsed = time.monotonic() - started
@@ -292,6 +269,10 @@ def _run(code: str, run_dir: Path, limits: SandboxLimits, python: str) -> Sandbo
     stderr_text = _read_output(run_dir / "stderr", limits.output_chars)
     if note:
         stderr_text = f"{stderr_text}\n{note}" if stderr_text else note
+    reason = plan.reason or failure.decode("utf-8", errors="replace")
+    warning = root_warning(reason) if reason else ""
+    if warning:
+        logger.warning("%s", warning)
     logger.debug("sandbox run: exit %s, timed out %s, layers %s", exit_code, timed_out, layers)
     return SandboxResult(
         stdout=_read_output(run_dir / "stdout", limits.output_chars),
@@ -299,4 +280,5 @@ def _run(code: str, run_dir: Path, limits: SandboxLimits, python: str) -> Sandbo
         exit_code=exit_code,
         timed_out=timed_out,
         layers=tuple(layers),
+        warning=warning,
     )

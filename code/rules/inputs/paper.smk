@@ -1,0 +1,11 @@
+# The table rule's inputs, from the table registry (rules in code/rules/paper.smk).
+from slmbench.figures.registry import FIGURES
+from slmbench.figures.tables import TABLES
+
+
+def table_topic(wildcards):
+    """The topic JSON a table reads (its spec's topic, which need not share the table's name)."""
+    return f"{PROCESSED}/{TABLES[wildcards.name].topic}.json"
+
+
+TABLE_CODE = code_inputs("table")  # every table's renderer and what it imports

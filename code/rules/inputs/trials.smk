@@ -1,0 +1,37 @@
+# The trial shards' plan and resources (rules in code/rules/trials.smk).
+import functools
+
+from slmbench.run.key import STEM_PATTERN, ShardKey
+from slmbench.run.plan import plan_shards, resources, shard_for
+
+# The shard plan (slmbench.run.plan): every shard config.yaml asks for, by "<model>/<stem>".
+PLAN = {shard.key.name: shard for shard in plan_shards(STUDY)}
+TRIAL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if shard.kinds - {"protocol"}]
+PROTOCOL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if "protocol" in shard.kinds]
+MODEL_PATTERN = "|".join(re.escape(m) for m in STUDY.models)
+
+
+@functools.cache
+def _resources(name):
+    shard = PLAN.get(name) or shard_for(STUDY, ShardKey.from_name(name))  # a shard the plan lacks: by hand
+    return resources(STUDY, shard, Path(RAW))
+
+
+def _shard_resources(wildcards):
+    """Threads, memory and wall time of the shard a rule builds (``slmbench.run.plan.resources``)."""
+    return _resources(f"{wildcards.model}/{wildcards.stem}")
+
+
+def shard_threads(wildcards):
+    """A trial shard's CPU threads (the model's size; ``slmbench.models.resources``)."""
+    return _shard_resources(wildcards).threads
+
+
+def shard_mem_mb(wildcards, attempt):
+    """A trial shard's memory in MB (GGUF, KV cache, measured peak RSS); doubled on a retry."""
+    return _shard_resources(wildcards).mem_mb * attempt
+
+
+def shard_runtime(wildcards, attempt):
+    """A trial shard's wall-time limit in minutes (its trials × the model's measured seconds per trial)."""
+    return _shard_resources(wildcards).runtime_min * attempt

@@ -1,0 +1,121 @@
+"""The eligibility figures and tables draw only from the topic, and write the values they plotted by key."""
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.fixtures.eligibility import synthetic_baselines, synthetic_runs
+
+from slmbench.analysis.topics.eligibility import EligibilityInputs, compute
+from slmbench.figures import FIGURES, TABLES, draw_figure, render_table, values_path
+from slmbench.records.atomic import dump_json
+
+NAMES = ("eligibility_margin_vs_size", "eligibility_margin_vs_quant", "cascade_cost_accuracy")
+
+
+@pytest.fixture
+def topic(tmp_path: Path) -> dict:
+    res = compute(EligibilityInputs(synthetic_runs(quant_b=True), synthetic_baselines()), {})
+    doc = {
+        "topic": "eligibility",
+        "params": {},
+        "numbers": [n.to_dict() for n in res.numbers],
+        "tables": res.tables,
+    }
+    (tmp_path / "eligibility.json").write_text(dump_json(doc))
+    return json.loads((tmp_path / "eligibility.json").read_text())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_draws_from_the_topic_and_writes_values(name: str, topic: dict, tmp_path: Path) -> None:
+    assert name in FIGURES
+    out = tmp_path / f"fig_{name}.pdf"
+    draw_figure(name, {"eligibility": tmp_path / "eligibility.json"}, out)
+    assert out.read_bytes().startswith(b"%PDF")
+    values = json.loads(values_path(out).read_text())
+    numbers = {n["key"]: n["value"] for n in topic["numbers"]}
+    assert values and set(values) <= set(numbers)
+    for key, value in values.items():
+        assert value == pytest.approx(numbers[key])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_without_topic_says_so(name: str, tmp_path: Path) -> None:
+    out = tmp_path / "empty.pdf"
+    draw_figure(name, {"eligibility": tmp_path / "absent.json"}, out)
+    assert out.read_bytes().startswith(b"%PDF") and json.loads(values_path(out).read_text()) == {}
+
+
+def test_margin_vs_size_plots_every_configuration(topic: dict, tmp_path: Path) -> None:
+    out = tmp_path / "size.pdf"
+    draw_figure("eligibility_margin_vs_size", {"eligibility": tmp_path / "eligibility.json"}, out)
+    values = json.loads(values_path(out).read_text())
+    gaps = {k for k in values if k.endswith(".gap")}
+    assert gaps == {f"{row['key']}.gap" for row in topic["tables"]["configs"]}
+
+
+def test_tables_print_the_numbers_text(topic: dict) -> None:
+    text = render_table("eligibility", topic)
+    numbers = {n["key"]: n["text"] for n in topic["numbers"]}
+    assert "Baseline & & & " + numbers["elig.command-approval.baseline.acc"] in text
+    row = next(line for line in text.splitlines() if line.startswith("m-a & terse & shipped"))
+    assert numbers["elig.command-approval.m-a.terse.shipped.acc"] in row and "\\textsuperscript{\\dag}" in row
+    assert "m-a & terse & Q2\\_K" in text
+    diag = render_table("eligibility_diagnosis", topic)
+    assert "calibration" in diag and "capability" in diag and "$-$3" not in diag
+    assert numbers["elig.command-approval.m-b.terse.shipped.tuned.threshold"] in diag
+    casc = render_table("eligibility_cascade", topic)
+    assert numbers["elig.reranking.m-a.terse.shipped.cascade.called"] in casc
+    assert {"eligibility", "eligibility_diagnosis", "eligibility_cascade"} <= set(TABLES)
+
+
+def test_a_configuration_gets_a_row_only_in_tables_of_tasks_it_ran() -> None:
+    def row(task: str, quant: str) -> dict:
+        return {"model": "m", "prompt": "terse", "quant": quant, "task": task, "params_b": 1.0,
+                "key": f"elig.{task}.m.{quant}"}  # fmt: skip
+
+    configs = [
+        row("command_approval", "shipped"),
+        row("tool_selection", "shipped"),
+        row("tool_selection", "Q2_K"),
+    ]
+    numbers = [{"key": f"{r['key']}.acc", "text": "50.0\\%"} for r in configs]
+    topic = {"numbers": numbers, "tables": {"configs": configs}}
+    assert "m & terse & Q2\\_K" in render_table("eligibility", topic)
+    assert "m & terse & Q2\\_K" in render_table("eligibility_cascade", topic)
+    diag = render_table("eligibility_diagnosis", topic)
+    assert "m & terse & shipped" in diag and "Q2\\_K" not in diag
+
+
+def test_empty_topic_table() -> None:
+    assert "no data" in render_table("eligibility", {"topic": "eligibility", "numbers": [], "tables": {}})
+
+
+def test_every_paper_key_is_computed(tmp_path: Path) -> None:
+    """Each \\res{elig...} of the section exists when every task has runs (baselines from the fixture data)."""
+    import re
+
+    from tests.fixtures.eligibility import data_dir, header, item_record
+    from tests.fixtures.latex_conditionals import without_branches
+
+    from slmbench.eligibility.baselines import BASELINE_NAMES, predict
+    from slmbench.eligibility.datasets import assign_split, load_task
+
+    data, bfcl = data_dir(tmp_path)
+    doc: dict = {"tasks": {}}
+    runs = []
+    for task in BASELINE_NAMES:
+        items = load_task(task, data, bfcl)
+        preds = predict(task, items, assign_split(task, items, 1))  # type: ignore[arg-type]
+        doc["tasks"][task] = {"baseline": BASELINE_NAMES[task], "items": [p.to_dict() for p in preds]}
+        recs = [item_record(p.id, p.split, p.label, p.label, margin=1.0 if p.label in ("approve", "save") else -1.0,
+                            candidates=(p.label, "other")) for p in preds]  # fmt: skip
+        for quant in ("shipped", "Q2_K"):
+            runs.append({"file": f"{task}-{quant}", "header": header(task, "m", quant=quant), "items": recs})
+    numbers = {n.key for n in compute(EligibilityInputs(runs, doc), {}).numbers}
+    tex = (Path(__file__).parents[3] / "paper/sections/eligibility.tex").read_text()
+    # text shown only when a named model's runs exist (\ifcsname on its key) is not the generic section
+    tex = without_branches(tex, {"ifcsname"}, keep_else=True)
+    used = set(re.findall(r"\\res\{(elig\.[a-z0-9.-]+)\}", tex))
+    assert used and used <= numbers, sorted(used - numbers)
+    assert not re.search(r"(?<![\\\w{.-])\d+(?:\.\d+)?\s*\\?%", tex)  # no typed percentages
