@@ -1,5 +1,5 @@
 """The failed trials of a paired comparison with no accepted tool call, against the no-tool-call class: on the
-scaffold comparison's synthetic trials (``tests/unit/test_analysis_scaffold.py``) every failed native trial is a
+scaffold comparison's synthetic trials (``tests/unit/analysis/topics/test_scaffold.py``) every failed native trial is a
 clock failure, and the ones on tasks T3-T5 accepted no call (their attempts refused), so their share is
 wider than the class share."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from tests.fixtures.topic_io import numbers_by_key
-from tests.unit.test_analysis_scaffold import PARAMS, trials
+from tests.unit.analysis.topics.test_scaffold import PARAMS, trials
 
 from slmbench.analysis.topics.scaffold import compute
 
