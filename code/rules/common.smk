@@ -7,7 +7,7 @@ from pathlib import Path
 
 from slmbench.cli import entry_module
 from slmbench.config import parse_config
-from slmbench.sources import code_files, module_name, source_files
+from slmbench.sources import PACKAGE, code_files, module_name, source_files
 from slmbench.tidy import no_trials_message
 from slmbench.vocab import STUDY_ID
 from snakemake.exceptions import WorkflowError
@@ -26,8 +26,9 @@ REPLAY = f"{PROCESSED}/replay_strict.parquet"
 
 
 def _relative(paths):
-    """Repository paths of source files (the package gives them as absolute paths)."""
-    return sorted({os.path.relpath(p) for p in paths})
+    """The workflow's own paths of the package's files (code/slmbench/...): the import graph is read from the
+    package imported, which may be another copy of the same sources (an editable install elsewhere)."""
+    return sorted({str(Path("code") / "slmbench" / Path(p).relative_to(PACKAGE)) for p in paths})
 
 
 def code_inputs(*commands, files=()):

@@ -37,8 +37,16 @@ ENUMS: dict[str, frozenset[str]] = {
 def repeats(source: str, where: str) -> list[str]:
     """``where:line`` and the vocabulary name of every string-literal collection that repeats one."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+    tree = ast.parse(source)
+    topic_names = {  # a figure's or topic's ``reads=``: names of topics, which may equal a suite's name
+        id(kw.value)
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        for kw in call.keywords
+        if kw.arg == "reads"
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Tuple | ast.List | ast.Set) or id(node) in topic_names:
             continue
         values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         if len(values) < 2 or len(values) != len(node.elts) or len(set(values)) < 2:
