@@ -29,7 +29,7 @@ def make_workdir(work: Path) -> Path:
     shutil.copytree(ROOT / "envs", work / "envs")
     paper = work / "paper"
     paper.mkdir()
-    for item in ("main.tex", "references.bib", "sections"):
+    for item in ("main.tex", "references.bib", "templates"):
         src = ROOT / "paper" / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, paper / item)
     shutil.copy(HERE / "smoke_config.yaml", work / "config.yaml")
