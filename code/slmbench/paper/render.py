@@ -24,10 +24,26 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "_": r"\_", "%": r"\%", "&": r"\&",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
 
 
-class KeepBlankLines(jinja2.ext.Extension):
-    """Keeps the template's blank lines (LaTeX's paragraph breaks), which a line statement before them would eat."""
+_RES = re.compile(r"\\res\{((?:[a-z0-9.\-]|\(\(\(.*?\)\)\))+)\}")
+_EXPRESSION = re.compile(r"\(\(\((.*?)\)\)\)")
+_PAREN_BEFORE_TAG = re.compile(r"\((?=\(\([(*=])")
+
+
+def _res_call(match: re.Match[str]) -> str:
+    """``\\res{cap.acc.((( m.slug )))}`` as ``((( res("cap.acc." ~ (m.slug)) )))``."""
+    pieces = _EXPRESSION.split(match.group(1))
+    parts = [repr(p) if i % 2 == 0 else f"({p.strip()})" for i, p in enumerate(pieces) if p]
+    return f"((( res({' ~ '.join(parts)}) )))"
+
+
+class TemplateText(jinja2.ext.Extension):
+    """How a template's text is read: every ``\\res{key}`` is a call of ``res`` (so a missing or undefined key
+    fails the render), and blank lines (LaTeX's paragraph breaks), which a line statement before them would eat,
+    are kept."""
 
     def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        source = _RES.sub(_res_call, source)
+        source = _PAREN_BEFORE_TAG.sub("((( '(' )))", source)  # a literal "(" would join the tag's "((("
         return re.sub(r"(?m)^[ \t]*$", '((( "" )))', source)
 
 
@@ -84,7 +100,7 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             autoescape=False,
-            extensions=[KeepBlankLines],
+            extensions=[TemplateText],
         )
         env.globals.update(self.helpers())
         env.filters.update(
