@@ -26,7 +26,13 @@ ROOT = Path(__file__).resolve().parents[2]
 STUDY = load_config(ROOT / "config.yaml")
 SMOLLM = STUDY.models["smollm2-135m"]
 TEXT = [f"paper/generated/text_{place}.tex" for place in ("abstract", "body", "appendix")]
-FULL = {"canonical_history": True, "stuck_detection": True, "answer_channel": True, "closing_turn": True, "clean_kv": True}
+FULL = {
+    "canonical_history": True,
+    "stuck_detection": True,
+    "answer_channel": True,
+    "closing_turn": True,
+    "clean_kv": True,
+}
 BASE: dict[str, Any] = {
     "schema_version": "1.0", "temperatures": [0.0], "scaffold": "native", "parser_mode": "repaired",
     "seed": 20261129, "trial_budget_s": 300, "alpha": 0.05, "bootstrap_resamples": 200,
@@ -48,7 +54,9 @@ def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def build(tmp: Path, config: dict[str, Any], raw: dict[str, list[str]] | None = None, run: bool = False) -> Path:
+def build(
+    tmp: Path, config: dict[str, Any], raw: dict[str, list[str]] | None = None, run: bool = False
+) -> Path:
     """A working copy of the workflow with ``config``, the committed shards ``raw`` (model -> stems) copied in,
     its trials run when ``run``, and its paper text rendered."""
     (tmp / "study.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -56,7 +64,9 @@ def build(tmp: Path, config: dict[str, Any], raw: dict[str, list[str]] | None = 
     for model, stems in (raw or {}).items():
         (work / "data/raw/slmbench" / model).mkdir(parents=True)
         for stem in stems:
-            shutil.copy(ROOT / "data/raw/slmbench" / model / f"{stem}.jsonl", work / "data/raw/slmbench" / model)
+            shutil.copy(
+                ROOT / "data/raw/slmbench" / model / f"{stem}.jsonl", work / "data/raw/slmbench" / model
+            )
     if run:
         trials = snakemake(work, "trials")
         assert trials.returncode == 0, trials.stderr[-4000:]
@@ -125,7 +135,9 @@ def base_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_study_with_a_base_control_and_no_protocol_study_gets_a_text_true_for_it(base_study: Path) -> None:
     facts = facts_of(base_study)
-    assert facts.ran == {"capability", "reliability", "external"} and [m.name for m in facts.base] == ["gemma3-270m"]
+    assert facts.ran == {"capability", "reliability", "external"} and [m.name for m in facts.base] == [
+        "gemma3-270m"
+    ]
     assert problems(base_study / "paper", load_config(base_study / "config.yaml"), facts) == []
     text = text_of(base_study / "paper")
     assert "the pretrained base model\ngemma3-270m as a floor control" in text or "base model" in prose(text)

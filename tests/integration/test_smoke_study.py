@@ -112,7 +112,7 @@ def test_the_report_holds_the_figures_and_tables(study: Path) -> None:
 
 def test_editing_one_figure_module_reruns_that_figure_the_macros_and_the_pdf(study: Path) -> None:
     """No topic reruns; ``macros`` (seconds) does, because provenance.json records the package's source hash, and
-with it the text (which reads the numbers)."""
+    with it the text (which reads the numbers)."""
     module = study / "code" / "slmbench" / "figures" / "radar.py"
     module.write_text(module.read_text() + "\n# edited\n")  # Snakemake ignores a bare touch (same checksum)
     result = snakemake(study, "paper", "-n")

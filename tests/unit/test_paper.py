@@ -139,7 +139,9 @@ def test_every_citation_is_in_the_bibliography() -> None:
     bib = (PAPER / "references.bib").read_text(encoding="utf-8")
     entries = set(re.findall(r"^@\w+\{([^,]+),", bib, re.M))
     cited = {
-        k.strip() for group in re.findall(r"\\cite[pt]?\*?\{([^}]*)\}", _all_sources()) for k in group.split(",")
+        k.strip()
+        for group in re.findall(r"\\cite[pt]?\*?\{([^}]*)\}", _all_sources())
+        for k in group.split(",")
     }
     assert cited and not cited - entries, f"cited but not in references.bib: {sorted(cited - entries)}"
     required = {

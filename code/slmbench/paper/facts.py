@@ -162,7 +162,9 @@ def study_facts(
     """
     ours = trials[trials["study"].astype(str) == STUDY_ID] if "study" in trials else trials
     shard_parts = _shard_parts(config)
-    names = ours["model"].astype(str) + "/" + ours["source_file"].astype(str).map(lambda s: PurePosixPath(s).stem)
+    names = (
+        ours["model"].astype(str) + "/" + ours["source_file"].astype(str).map(lambda s: PurePosixPath(s).stem)
+    )
     recorded = set(names)
     planned: set[Part] = set().union(*shard_parts.values()) if shard_parts else set()
     ran = {p for shard, parts in shard_parts.items() if shard in recorded for p in parts}

@@ -7,9 +7,9 @@ inside a line, ``((( expression )))`` values, ``((= comment =))`` and ``%# comme
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,21 @@ import jinja2.ext
 from slmbench.paper.facts import PART_TEXT, Part, StudyFacts
 from slmbench.paper.results import Results
 
-_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_WORDS = (
+    "no",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "_": r"\_", "%": r"\%", "&": r"\&", "#": r"\#", "$": r"\$",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
 
@@ -83,6 +97,7 @@ class Renderer:
     tables: frozenset[str]
     """The tables the pipeline writes (``paper/generated/tab_<name>.tex``)."""
     included: list[str] = field(default_factory=list)
+    included_tables: list[str] = field(default_factory=list)
 
     def environment(self) -> jinja2.Environment:
         env = jinja2.Environment(
@@ -143,7 +158,9 @@ class Renderer:
 
     def at_least(self, models: Iterable[Any], prefix: str, threshold: float) -> list[Any]:
         """The models whose key ``<prefix>.<slug>`` is defined and at least ``threshold`` (percentages as printed)."""
-        return [m for m in self.with_key(models, prefix) if self.results.number(f"{prefix}.{m.slug}") >= threshold]
+        return [
+            m for m in self.with_key(models, prefix) if self.results.number(f"{prefix}.{m.slug}") >= threshold
+        ]
 
     @staticmethod
     def _fail(message: str) -> str:
@@ -183,7 +200,21 @@ class Renderer:
         """
         if name not in self.tables:
             raise RenderError(f"table {name!r} is not written by the pipeline")
+        self.included_tables.append(name)
         return f"\\input{{generated/tab_{name}}}\n"
+
+    def check_references(self, text: str) -> None:
+        """Fail if ``text`` refers to a label it does not define (a figure or table left out, a section not
+        rendered); a generated table ``<name>`` defines ``tab:<name>``.
+
+        Raises:
+            RenderError: a reference to an undefined label.
+        """
+        labels = set(re.findall(r"\\label\{([^}]+)\}", text)) | {f"tab:{t}" for t in self.included_tables}
+        refs = set(re.findall(r"\\ref\{([^}]+)\}", text))
+        missing = sorted(refs - labels)
+        if missing:
+            raise RenderError(f"the text refers to {', '.join(missing)}, which it does not include")
 
     def render(self, template: str) -> str:
         """The text of ``template`` (a file name under ``templates``)."""

@@ -28,9 +28,17 @@ def trial(model: str, stem: str, cpu: str = "AMD EPYC") -> dict[str, Any]:
 
 def test_models_are_the_configured_ones_smallest_first() -> None:
     facts = study_facts(CONFIG, pd.DataFrame([trial("smollm2-135m", "capability_T0_native_repaired_p-full")]))
-    assert [m.name for m in facts.models] == ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+    assert [m.name for m in facts.models] == [
+        "smollm2-135m",
+        "gemma3-270m",
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-1.5b",
+    ]
     assert [m.name for m in facts.base] == ["gemma3-270m"] and facts.largest.name == "qwen2.5-coder-1.5b"
-    assert facts.model("gemma3-270m").slug == "gemma3-270m" and facts.model("qwen2.5-coder-0.5b").slug == "qwen2-5-coder-0-5b"
+    assert (
+        facts.model("gemma3-270m").slug == "gemma3-270m"
+        and facts.model("qwen2.5-coder-0.5b").slug == "qwen2-5-coder-0-5b"
+    )
     assert all(m.pypi for m in facts.models)
 
 
@@ -46,7 +54,9 @@ def test_a_part_ran_only_when_its_planned_shards_have_records() -> None:
     )
     facts = study_facts(CONFIG, frame, eligibility=True)
     assert facts.ran == {"capability", "protocol", "rerun", "legacy", "scaffold", "eligibility"}
-    assert {"reliability", "context", "null_control", "serving", "ablation", "sweep", "external"} <= set(facts.not_run)
+    assert {"reliability", "context", "null_control", "serving", "ablation", "sweep", "external"} <= set(
+        facts.not_run
+    )
     assert facts.cpus["rerun"] == ("AMD EPYC",) and facts.cpus["protocol"] == ("Intel",)
     assert facts.cpus["primary"] == ("AMD EPYC",)  # primary_cpu: the rerun on that kind of CPU
     assert facts.has("capability", "legacy") and not facts.has("capability", "context")

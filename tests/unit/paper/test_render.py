@@ -31,7 +31,11 @@ def facts(ran: frozenset[str] = frozenset({"capability"})) -> StudyFacts:
 
 def renderer(tmp_path: Path, template: str, **kw: object) -> Renderer:
     (tmp_path / "t.tex.j2").write_text(template, encoding="utf-8")
-    values = {"cap.acc.smollm2-135m": "3.2\\%", "cap.acc.gemma3-270m": "n/a", "fail.share.x.smollm2-135m": "81.0\\%"}
+    values = {
+        "cap.acc.smollm2-135m": "3.2\\%",
+        "cap.acc.gemma3-270m": "n/a",
+        "fail.share.x.smollm2-135m": "81.0\\%",
+    }
     return Renderer(
         facts=kw.get("facts", facts()),  # type: ignore[arg-type]
         results=Results(values),
@@ -99,7 +103,10 @@ def test_a_figure_without_data_or_registration_fails(tmp_path: Path, name: str, 
 
 
 def test_tables_are_those_the_pipeline_writes(tmp_path: Path) -> None:
-    assert renderer(tmp_path, "((( table('capability') )))").render("t.tex.j2") == "\\input{generated/tab_capability}\n"
+    assert (
+        renderer(tmp_path, "((( table('capability') )))").render("t.tex.j2")
+        == "\\input{generated/tab_capability}\n"
+    )
     with pytest.raises(RenderError, match="reliability"):
         renderer(tmp_path, "((( table('reliability') )))").render("t.tex.j2")
 
@@ -112,3 +119,11 @@ def test_an_unknown_part_is_an_error(tmp_path: Path) -> None:
 def test_matching_lists_the_defined_keys_of_a_pattern(tmp_path: Path) -> None:
     out = renderer(tmp_path, "((( matching('cap\\\\.acc\\\\.([a-z0-9-]+)')|join(',') )))").render("t.tex.j2")
     assert out == "smollm2-135m"  # gemma3-270m's value is undefined
+
+
+def test_a_reference_to_a_figure_left_out_fails(tmp_path: Path) -> None:
+    r = renderer(tmp_path, "((( figure('accuracy_vs_params', 'A.') )))((( table('capability') )))")
+    text = r.render("t.tex.j2")
+    r.check_references(text + "Figure~\\ref{fig:accuracy_vs_params}, Table~\\ref{tab:capability}.")
+    with pytest.raises(RenderError, match="fig:reliability_bars"):
+        r.check_references(text + "Figure~\\ref{fig:reliability_bars}")
