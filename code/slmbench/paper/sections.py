@@ -98,6 +98,8 @@ def render_paper(renderer: Renderer, out_dir: Path) -> dict[Place, Path]:
     for section in SECTIONS:
         if section.applies(renderer.facts):
             chunks[section.place].append(f"% section {section.name}\n")
+            if section.place == "appendix":
+                chunks[section.place].append("\\FloatBarrier\n")  # each appendix keeps its figures and tables
             chunks[section.place].append(renderer.render(f"{section.name}.tex.j2"))
         else:
             wanted = ", ".join(section.needs + section.any_of)
