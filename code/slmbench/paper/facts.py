@@ -28,6 +28,8 @@ Part = Literal[
 the three comparisons, the protocol study's parts (its protocol's repeats, the legacy baseline, the ablations,
 the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
 PARTS: tuple[Part, ...] = get_args(Part)
+FIVE_CONDITIONS = ("canonical_history", "stuck_detection", "answer_channel", "closing_turn", "clean_kv")
+"""The five protocol conditions the text describes one by one (the scaffold-specific ones aside)."""
 PART_TEXT: dict[Part, str] = {
     "capability": "the capability suite",
     "reliability": "the reliability suite",
@@ -81,6 +83,12 @@ class StudyFacts:
     served_models: tuple[str, ...] = ()
     server: str | None = None
     legacy: str = LEGACY_NAME
+    study_protocol: str | None = None
+    """The protocol the protocol study compares with the legacy one (its comparison's keys: ``proto.cmp.<slug>``)."""
+    reruns: tuple[str, ...] = ()
+    """The labels of the protocol study's reruns of its protocol (keys ``proto.cmp.rerun-<label>.…``)."""
+    conditions: tuple[str, ...] = ()
+    """The protocol conditions the primary protocol switches on (``canonical_history``, ...)."""
     eligibility_tasks: tuple[str, ...] = ()
     """The side-tasks of the eligibility study (``tool_selection``: the key part is ``tool-selection``)."""
 
@@ -98,6 +106,16 @@ class StudyFacts:
     def largest(self) -> ModelFacts:
         """The largest instruction-tuned model (the largest model if none is)."""
         return (self.instruct or self.models)[-1]
+
+    @property
+    def cmp(self) -> str:
+        """The key part of the protocol study's comparison with the legacy protocol (``proto.cmp.<cmp>.…``)."""
+        return slug(self.study_protocol or self.protocol)
+
+    @property
+    def five_conditions(self) -> bool:
+        """Whether the primary protocol switches on the five conditions of the native scaffold's ``full``."""
+        return set(FIVE_CONDITIONS) <= set(self.conditions)
 
     @property
     def not_run(self) -> tuple[Part, ...]:
@@ -211,5 +229,8 @@ def study_facts(
         windows_other=tuple(cc.n_ctx) if cc else (),
         served_models=tuple(sv.models) if sv else (),
         server=sv.server if sv else None,
+        study_protocol=config.protocol_study.protocol if config.protocol_study else None,
+        reruns=tuple(slug(r) for r in config.protocol_study.reruns) if config.protocol_study else (),
+        conditions=tuple(n for n, on in config.conditions(config.protocol).as_dict().items() if on),
         eligibility_tasks=tuple(config.eligibility.tasks) if config.eligibility else (),
     )
