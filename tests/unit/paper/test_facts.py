@@ -76,3 +76,21 @@ def test_a_study_without_comparisons_plans_none() -> None:
     assert facts.not_run == ("external",)
     with pytest.raises(KeyError, match="unknown part"):
         facts.has("protocols")  # type: ignore[arg-type]
+
+
+def test_the_protocol_study_names_come_from_the_config() -> None:
+    facts = study_facts(CONFIG, pd.DataFrame([trial("smollm2-135m", "capability_T0_native_repaired_p-full")]))
+    assert (facts.cmp, facts.reruns, facts.legacy) == ("full", ("2",), "legacy")
+    assert facts.five_conditions and set(facts.conditions) == {
+        "canonical_history", "stuck_detection", "answer_channel", "closing_turn", "clean_kv",
+    }  # fmt: skip
+    data = CONFIG.model_dump()
+    data["protocol_study"] = None
+    data["protocol"] = "full-no-stuck"
+    data["scaffold_comparison"] = None
+    from slmbench.config import parse_config
+
+    other = study_facts(
+        parse_config(data), pd.DataFrame([trial("smollm2-135m", "capability_T0_native_repaired_p-full")])
+    )
+    assert other.cmp == "full-no-stuck" and other.reruns == () and not other.five_conditions
