@@ -78,6 +78,8 @@ class StudyFacts:
     ran: frozenset[Part]
     cpus: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """The kinds of CPU the trials of each part ran on (``primary``: the primary results)."""
+    ran_models: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The models whose trials of each part are recorded (a part can have run for some models only)."""
     scaffolds_other: tuple[str, ...] = ()
     windows_other: tuple[int, ...] = ()
     served_models: tuple[str, ...] = ()
@@ -187,9 +189,12 @@ def study_facts(
     planned: set[Part] = set().union(*shard_parts.values()) if shard_parts else set()
     ran = {p for shard, parts in shard_parts.items() if shard in recorded for p in parts}
     cpus: dict[str, tuple[str, ...]] = {}
+    ran_models: dict[str, tuple[str, ...]] = {}
     for part in PARTS:
         chosen = names.map(lambda n, part=part: part in shard_parts.get(n, ()))
         cpus[part] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
+        recorded_models = set(ours.loc[chosen, "model"].astype(str))
+        ran_models[part] = tuple(m for m in config.models if m in recorded_models)
     if len(ours):
         cpus["primary"] = tuple(sorted(ours.loc[primary(ours, config), "cpu"].dropna().astype(str).unique()))
     for flag, part in ((eligibility, "eligibility"), (external, "external")):
@@ -225,6 +230,7 @@ def study_facts(
         planned=frozenset(planned),
         ran=frozenset(ran),
         cpus=cpus,
+        ran_models=ran_models,
         scaffolds_other=tuple(sc.scaffolds) if sc else (),
         windows_other=tuple(cc.n_ctx) if cc else (),
         served_models=tuple(sv.models) if sv else (),

@@ -94,3 +94,15 @@ def test_the_protocol_study_names_come_from_the_config() -> None:
         parse_config(data), pd.DataFrame([trial("smollm2-135m", "capability_T0_native_repaired_p-full")])
     )
     assert other.cmp == "full-no-stuck" and other.reruns == () and not other.five_conditions
+
+
+def test_a_part_records_which_models_ran_it() -> None:
+    frame = pd.DataFrame(
+        [
+            trial("qwen2.5-coder-0.5b", "capability_T0_native_repaired_p-full_srv-llama-server"),
+            trial("smollm2-135m", "capability_T0_native_repaired_p-full"),
+        ]
+    )
+    facts = study_facts(CONFIG, frame)
+    assert facts.ran_models["serving"] == ("qwen2.5-coder-0.5b",) and facts.has("serving")
+    assert facts.ran_models["capability"] == ("smollm2-135m",) and facts.ran_models["context"] == ()
