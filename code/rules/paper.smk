@@ -2,7 +2,28 @@
 include: "inputs/paper.smk"
 
 
-SECTIONS = sorted(str(p) for p in Path("paper/sections").glob("*.tex"))
+PAPER_TEMPLATES = sorted(str(p) for p in Path("paper/templates").glob("*.tex.j2"))
+PAPER_TEXT_CODE = sorted(str(p) for p in Path("code/slmbench/paper").glob("*.py"))
+PAPER_TEXT = [f"paper/generated/text_{place}.tex" for place in ("abstract", "body", "appendix")]
+STUDY_CONFIG = workflow.configfiles[-1] if workflow.configfiles else "config.yaml"
+
+
+rule paper_text:
+    """The paper's text (slmbench.paper): every section the study ran, rendered from the templates with the
+    study's facts (config, plan, trials) and result keys."""
+    input:
+        config=STUDY_CONFIG,
+        numbers="paper/generated/numbers.tex",
+        trials=f"{PROCESSED}/trials.parquet",
+        templates=PAPER_TEMPLATES,
+        code=PAPER_TEXT_CODE,
+    output:
+        PAPER_TEXT,
+    log:
+        "logs/paper/paper_text.log",
+    shell:
+        "slmbench paper-text --config {input.config} --numbers {input.numbers} --trials {input.trials}"
+        " --templates paper/templates --out-dir paper/generated > {log} 2>&1"
 
 
 rule table:
@@ -39,7 +60,7 @@ rule appendix:
 rule pdf:
     input:
         main="paper/main.tex",
-        sections=SECTIONS,
+        text=rules.paper_text.output,
         bib="paper/references.bib",
         numbers="paper/generated/numbers.tex",
         tables=expand("paper/generated/tab_{name}.tex", name=TABLES),

@@ -28,6 +28,7 @@ _COMMANDS: dict[str, str] = {
     "appendix": "slmbench.figures.appendix:appendix",
     "eligibility": "slmbench.eligibility.cli:eligibility",
     "view": "slmbench.site.cli:view",
+    "paper-text": "slmbench.paper.cli:paper_text",
 }
 
 

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
 
 
-def make_workdir(work: Path) -> Path:
-    """Copy the workflow into ``work`` (created if absent) with the smoke config; return ``work``."""
+def make_workdir(work: Path, config: Path = HERE / "smoke_config.yaml") -> Path:
+    """Copy the workflow into ``work`` (created if absent) with ``config`` (the smoke config) as its config.yaml;
+    return ``work``."""
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Snakefile", work / "Snakefile")
     shutil.copytree(ROOT / "code" / "rules", work / "code" / "rules")
@@ -29,10 +30,10 @@ def make_workdir(work: Path) -> Path:
     shutil.copytree(ROOT / "envs", work / "envs")
     paper = work / "paper"
     paper.mkdir()
-    for item in ("main.tex", "references.bib", "sections"):
+    for item in ("main.tex", "references.bib", "templates"):
         src = ROOT / "paper" / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, paper / item)
-    shutil.copy(HERE / "smoke_config.yaml", work / "config.yaml")
+    shutil.copy(config, work / "config.yaml")
     return work
 
 

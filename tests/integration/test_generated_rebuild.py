@@ -2,7 +2,7 @@
 
 The workflow runs in a fresh directory that links the repository's code and raw data (read only: no rule writes
 there) and builds every file of ``paper/generated`` from nothing: tidy, the replay, the positive control, the
-baselines, every topic, the macros, the tables and the appendix. Floats are written at a stated precision
+baselines, every topic, the macros, the tables, the appendix and the text (from the linked templates). Floats are written at a stated precision
 (``FLOAT_DIGITS`` significant digits), so the files are the same on any CPU; ``provenance.json`` also names the
 package's source hash, so it must be rebuilt and committed with every edit of the package.
 """
@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "paper" / "generated"
-LINKED = ("code", "data/raw", "data/eligibility")
+LINKED = ("code", "data/raw", "data/eligibility", "paper/templates")
 COPIED = ("Snakefile", "config.yaml", "data/external")
 """Copied, not linked: the importer records a published file's path relative to the working directory, which a
 link would resolve out of."""
@@ -35,7 +35,6 @@ def rebuild_workdir(work: Path) -> Path:
     for name in LINKED:
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).symlink_to(ROOT / name, target_is_directory=True)
-    (work / "paper").mkdir()
     return work
 
 

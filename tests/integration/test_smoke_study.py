@@ -11,13 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
-from tests.fixtures.latex_conditionals import without_branches
+from tests.fixtures.paper_text import problems, prose, text_of
 from tests.fixtures.pdf_links import pdf_uris
 from tests.integration.smoke_workdir import make_workdir
 
 from slmbench.config import load_config
 from slmbench.models.weights import weights_path
+from slmbench.paper import study_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
@@ -64,17 +66,16 @@ def test_the_model_ran_and_every_trial_is_recorded(study: Path) -> None:
     assert all(any(e["type"] == "model_response" and e["raw_text"] for e in r["events"]) for r in records)
 
 
-def test_the_pdf_exists_and_every_number_it_uses_is_defined(study: Path) -> None:
+def test_the_pdf_exists_and_its_text_is_true_for_the_study(study: Path) -> None:
     assert (study / "paper" / "main.pdf").stat().st_size > 10_000
-    numbers = (study / "paper" / "generated" / "numbers.tex").read_text()
-    defined = set(re.findall(r"\\csname slmres@([^\\]+)\\endcsname", numbers))
-    used = set()
-    for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
-        # text guarded by \ifstudydata names the four embedded models and is skipped without their data; text
-        # guarded by \ifcsname on a key is typeset only where that key is defined
-        text = without_branches(tex.read_text(), {"ifstudydata", "ifcsname"}, keep_else=True)
-        used |= set(re.findall(r"\\res\{([^}]+)\}", text))
-    assert used and used <= defined, f"undefined: {sorted(used - defined)}"
+    config = load_config(study / "config.yaml")
+    trials = pd.read_parquet(study / "data" / "processed" / "trials.parquet")
+    facts = study_facts(config, trials, external=True)
+    assert facts.ran == {"capability", "external"}
+    assert problems(study / "paper", config, facts) == []
+    assert "smollm2-135m" in prose(text_of(study / "paper"))
+    log = (study / "paper" / "main.log").read_text(errors="replace")
+    assert "undefined references" not in log and "Reference `" not in log
     assert len(list((study / "figures").glob("fig_*.pdf"))) >= 16
 
 
@@ -95,16 +96,9 @@ def test_every_number_in_the_pdf_links_to_its_page_in_the_site(study: Path) -> N
     links = [
         u.decode() for u in pdf_uris((study / "paper" / "main.pdf").read_bytes()) if u.startswith(b"../site/")
     ]
-    always, anywhere = set(), set()
-    for tex in [study / "paper" / "main.tex", *(study / "paper" / "sections").glob("*.tex")]:
-        text = tex.read_text()
-        anywhere |= set(re.findall(r"\\res\{([^}]+)\}", text))
-        # conditional text (\ifstudydata, \ifnum on a count, \ifcsname on a key) may be skipped for this
-        # study's data
-        unconditional = without_branches(text, {"ifstudydata", "ifnum", "ifcsname"}, keep_else=False)
-        always |= set(re.findall(r"\\res\{([^}]+)\}", unconditional))
+    used = set(re.findall(r"\\res\{([^}]+)\}", re.sub(r"(?<!\\)%.*", "", text_of(study / "paper"))))
     linked = {link.removeprefix("../site/numbers/").removesuffix(".html") for link in links}
-    assert always <= linked <= anywhere
+    assert used and linked == used
     assert all((study / "paper" / link).resolve().is_file() for link in links)
     assert (study / "site" / "index.html").is_file() and list((study / "site" / "trials").glob("*.js"))
 
@@ -117,10 +111,11 @@ def test_the_report_holds_the_figures_and_tables(study: Path) -> None:
 
 
 def test_editing_one_figure_module_reruns_that_figure_the_macros_and_the_pdf(study: Path) -> None:
-    """No topic reruns; ``macros`` (seconds) does, because provenance.json records the package's source hash."""
+    """No topic reruns; ``macros`` (seconds) does, because provenance.json records the package's source hash, and
+    with it the text (which reads the numbers)."""
     module = study / "code" / "slmbench" / "figures" / "radar.py"
     module.write_text(module.read_text() + "\n# edited\n")  # Snakemake ignores a bare touch (same checksum)
     result = snakemake(study, "paper", "-n")
     assert result.returncode == 0, result.stderr[-2000:]
     jobs = set(re.findall(r"^(\w+)\s+\d+$", result.stdout + result.stderr, flags=re.M)) - {"total"}
-    assert jobs == {"fig", "macros", "pdf", "paper"}
+    assert jobs == {"fig", "macros", "paper_text", "pdf", "paper"}

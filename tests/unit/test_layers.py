@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("slmbench.tidy", "slmbench.importers", "slmbench.eligibility"),
     ("slmbench.analysis",),
     ("slmbench.figures",),
-    ("slmbench.site",),
+    ("slmbench.site", "slmbench.paper"),
     ("slmbench.cli", "slmbench.__main__"),
 )
 """The top-level folders and modules of each layer, bottom first."""

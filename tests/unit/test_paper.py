@@ -1,4 +1,5 @@
-"""The paper's sources: no typed result numbers, every key defined, every figure and table has a rule."""
+"""The paper's sources (main.tex, the text templates) and its rendered text: no typed result numbers, every key
+defined, every figure and table has a rule."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT / "paper"
-SECTIONS = sorted((PAPER / "sections").glob("*.tex"))
+TEMPLATES = sorted((PAPER / "templates").glob("*.tex.j2"))
+TEXT = sorted((PAPER / "generated").glob("text_*.tex"))
 NUMBERS = PAPER / "generated" / "numbers.tex"
 
 # Constructs whose arguments may hold digits: result macros, cross-references, citations, inputs, graphics
@@ -49,10 +51,10 @@ def test_scanner_flags_typed_numbers_and_allows_macros() -> None:
     assert typed_numbers(ok) == []
 
 
-@pytest.mark.parametrize("section", SECTIONS, ids=lambda p: p.name)
-def test_sections_hold_no_typed_result_numbers(section: Path) -> None:
-    found = typed_numbers(section.read_text(encoding="utf-8"))
-    assert not found, f"{section.name}: typed numbers {found}; use \\res{{KEY}} or a generated table"
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.name)
+def test_templates_hold_no_typed_result_numbers(template: Path) -> None:
+    found = typed_numbers(template.read_text(encoding="utf-8"))
+    assert not found, f"{template.name}: typed numbers {found}; use res(KEY) or a generated table"
 
 
 def test_every_result_key_is_defined() -> None:
@@ -61,24 +63,30 @@ def test_every_result_key_is_defined() -> None:
             "paper/generated/numbers.tex not generated yet (run `snakemake paper/generated/numbers.tex`)"
         )
     defined = set(re.findall(r"\\csname slmres@([^\\]+)\\endcsname", NUMBERS.read_text(encoding="utf-8")))
-    used = set().union(*(res_keys(p.read_text(encoding="utf-8")) for p in [PAPER / "main.tex", *SECTIONS]))
+    used = set().union(*(res_keys(p.read_text(encoding="utf-8")) for p in [PAPER / "main.tex", *TEXT]))
     assert used, "the paper uses no \\res keys"
     assert not used - defined, f"undefined result keys: {sorted(used - defined)}"
 
 
 def test_result_keys_follow_the_key_scheme() -> None:
-    used = set().union(*(res_keys(p.read_text(encoding="utf-8")) for p in SECTIONS))
+    used = set().union(*(res_keys(p.read_text(encoding="utf-8")) for p in TEXT))
     bad = sorted(k for k in used if not re.fullmatch(r"[a-z0-9.-]+", k))
     assert not bad, f"keys outside [a-z0-9.-]: {bad}"
 
 
+def _all_sources() -> str:
+    return "\n".join(_strip_comments(p.read_text(encoding="utf-8")) for p in [PAPER / "main.tex", *TEMPLATES])
+
+
 def _all_tex() -> str:
-    return "\n".join(_strip_comments(p.read_text(encoding="utf-8")) for p in [PAPER / "main.tex", *SECTIONS])
+    return "\n".join(_strip_comments(p.read_text(encoding="utf-8")) for p in [PAPER / "main.tex", *TEXT])
 
 
-def test_every_included_figure_is_registered_and_every_figure_is_included() -> None:
-    """The figure rule is generated from the registry, so a registered figure has a rule."""
+def test_every_included_figure_is_registered_and_every_figure_is_declared() -> None:
+    """The figure rule is generated from the registry, so a registered figure has a rule; the text may include
+    a figure only through its declaration (the parts it draws)."""
     from slmbench.figures import FIGURES
+    from slmbench.paper import FIGURE_PARTS
 
     included = set(
         re.findall(r"\\includegraphics(?:\[[^\]]*\])?\{\.\./figures/fig_([a-z_]+)\.pdf\}", _all_tex())
@@ -86,7 +94,8 @@ def test_every_included_figure_is_registered_and_every_figure_is_included() -> N
     rules = (ROOT / "code/rules/figures.smk").read_text(encoding="utf-8")
     assert included, "no figures included"
     assert '"figures/fig_{name}.pdf"' in rules and "FIGURES" in rules
-    assert set(FIGURES) == included, f"figures never shown in the paper: {sorted(set(FIGURES) - included)}"
+    assert included <= set(FIGURES)
+    assert set(FIGURES) <= set(FIGURE_PARTS), f"not declared: {sorted(set(FIGURES) - set(FIGURE_PARTS))}"
 
 
 def test_every_generated_table_has_a_rule() -> None:
@@ -100,12 +109,19 @@ def test_every_generated_table_has_a_rule() -> None:
     assert re.search(r"^rule table:$", rules, re.M) and '"paper/generated/tab_{name}.tex"' in rules
 
 
-def test_sections_are_input_by_main_and_listed_in_the_pdf_rule() -> None:
+def test_every_template_is_a_declared_section_and_main_inputs_the_text() -> None:
+    from slmbench.paper import PLACES, SECTIONS
+
     main = _strip_comments((PAPER / "main.tex").read_text(encoding="utf-8"))
     rules = (ROOT / "code/rules/paper.smk").read_text(encoding="utf-8")
-    for section in SECTIONS:
-        assert f"\\input{{sections/{section.stem}}}" in main, section.name
-    assert 'Path("paper/sections").glob("*.tex")' in rules  # the pdf rule depends on every section
+    sections = {f"{s.name}.tex.j2" for s in SECTIONS}
+    shared = {p.name for p in TEMPLATES if p.name.startswith("_")}
+    assert {p.name for p in TEMPLATES} == sections | shared
+    for place in PLACES:
+        assert f"\\input{{generated/text_{place}}}" in main, place
+    assert 'Path("paper/templates").glob("*.tex.j2")' in rules  # the text rule depends on every template
+    assert "text=rules.paper_text.output" in rules  # and the pdf on the text
+    assert "ifstudydata" not in main and "ifcsname" not in main.replace("\\ifcsname slmres@#1", "")
 
 
 def test_main_defines_res_and_reads_the_generated_numbers() -> None:
@@ -123,7 +139,9 @@ def test_every_citation_is_in_the_bibliography() -> None:
     bib = (PAPER / "references.bib").read_text(encoding="utf-8")
     entries = set(re.findall(r"^@\w+\{([^,]+),", bib, re.M))
     cited = {
-        k.strip() for group in re.findall(r"\\cite[pt]?\*?\{([^}]*)\}", _all_tex()) for k in group.split(",")
+        k.strip()
+        for group in re.findall(r"\\cite[pt]?\*?\{([^}]*)\}", _all_sources())
+        for k in group.split(",")
     }
     assert cited and not cited - entries, f"cited but not in references.bib: {sorted(cited - entries)}"
     required = {

@@ -96,7 +96,6 @@ def test_every_paper_key_is_computed(tmp_path: Path) -> None:
     import re
 
     from tests.fixtures.eligibility import data_dir, header, item_record
-    from tests.fixtures.latex_conditionals import without_branches
 
     from slmbench.eligibility.baselines import BASELINE_NAMES, predict
     from slmbench.eligibility.datasets import assign_split, load_task
@@ -112,10 +111,32 @@ def test_every_paper_key_is_computed(tmp_path: Path) -> None:
                             candidates=(p.label, "other")) for p in preds]  # fmt: skip
         for quant in ("shipped", "Q2_K"):
             runs.append({"file": f"{task}-{quant}", "header": header(task, "m", quant=quant), "items": recs})
-    numbers = {n.key for n in compute(EligibilityInputs(runs, doc), {}).numbers}
-    tex = (Path(__file__).parents[3] / "paper/sections/eligibility.tex").read_text()
-    # text shown only when a named model's runs exist (\ifcsname on its key) is not the generic section
-    tex = without_branches(tex, {"ifcsname"}, keep_else=True)
+    numbers = {n.key: n.text for n in compute(EligibilityInputs(runs, doc), {}).numbers}
+    # the eligibility text, rendered from these numbers: every key it asks for must exist and be defined
+    tex = "".join(_eligibility_text(numbers, tmp_path, t) for t in ("eligibility", "appendix_eligibility"))
     used = set(re.findall(r"\\res\{(elig\.[a-z0-9.-]+)\}", tex))
-    assert used and used <= numbers, sorted(used - numbers)
+    assert used and used <= set(numbers), sorted(used - set(numbers))
     assert not re.search(r"(?<![\\\w{.-])\d+(?:\.\d+)?\s*\\?%", tex)  # no typed percentages
+
+
+def _eligibility_text(numbers: dict[str, str], tmp_path: Path, template: str) -> str:
+    """A template of the eligibility text rendered for a study whose eligibility study ran with ``numbers``."""
+    from slmbench.paper import ModelFacts, Renderer, Results, StudyFacts
+    from slmbench.vocab import ELIGIBILITY_TASKS
+
+    model = ModelFacts("m", "m", 0.5, True, "llamacpp", True)
+    facts = StudyFacts(
+        models=(model,), suites=("capability",), protocol="full", scaffold="native", parser_mode="repaired",
+        temperatures=(0.0,), repeats=1, primary_cpu=None, planned=frozenset({"capability", "eligibility"}),
+        ran=frozenset({"capability", "eligibility"}), eligibility_tasks=tuple(ELIGIBILITY_TASKS),
+    )  # fmt: skip
+    names = {"eligibility_margin_vs_size", "eligibility_margin_vs_quant", "cascade_cost_accuracy"}
+    renderer = Renderer(
+        facts=facts,
+        results=Results(numbers),
+        templates=Path(__file__).parents[3] / "paper/templates",
+        figure_parts={n: ("eligibility",) for n in names},
+        figures=frozenset(names),
+        tables=frozenset({"eligibility", "eligibility_diagnosis", "eligibility_cascade"}),
+    )
+    return renderer.render(f"{template}.tex.j2")

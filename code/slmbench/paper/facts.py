@@ -1,0 +1,242 @@
+"""The facts of one study that its text may state: which models ran (name, size, instruction-tuned or the base
+control), which suites, the primary condition, and which comparisons and controls the configuration planned and
+the records hold. Built once from the configuration, its shard plan and the tidy trials table; a template states
+nothing about the study that is not read from here or from a result key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Literal, get_args
+
+import pandas as pd
+
+from slmbench.analysis.numbers import slug
+from slmbench.conditions import LEGACY_NAME
+from slmbench.config import StudyConfig
+from slmbench.run.key import ShardKey
+from slmbench.run.plan import plan_shards
+from slmbench.run.roles import primary
+from slmbench.vocab import STUDY_ID
+
+Part = Literal[
+    "capability", "reliability", "null_control", "scaffold", "context", "serving", "protocol", "legacy",
+    "ablation", "rerun", "limits", "sweep", "eligibility", "external",
+]  # fmt: skip
+"""The parts of a study that its text can speak of: the two suites of the primary condition, the null control,
+the three comparisons, the protocol study's parts (its protocol's repeats, the legacy baseline, the ablations,
+the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
+PARTS: tuple[Part, ...] = get_args(Part)
+FIVE_CONDITIONS = ("canonical_history", "stuck_detection", "answer_channel", "closing_turn", "clean_kv")
+"""The five protocol conditions the text describes one by one (the scaffold-specific ones aside)."""
+PART_TEXT: dict[Part, str] = {
+    "capability": "the capability suite",
+    "reliability": "the reliability suite",
+    "null_control": "the null control",
+    "scaffold": "the scaffold comparison",
+    "context": "the context-window comparison",
+    "serving": "the serving-stack comparison",
+    "protocol": "the protocol study",
+    "legacy": "the legacy protocol baseline",
+    "ablation": "the protocol ablations",
+    "rerun": "the rerun of the primary protocol",
+    "limits": "the larger turn and token limits",
+    "sweep": "the temperature sweep",
+    "eligibility": "the eligibility study",
+    "external": "the reproduction of the published study",
+}
+"""How the text names each part (in the sentence that says what was not run)."""
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """One configured model: its name (the config's key, as tables print it), the key slug, size and kind."""
+
+    name: str
+    slug: str
+    params_b: float
+    instruct: bool
+    backend: str
+    pypi: bool
+    """Its weights come from PyPI packages (not a file of the user's own or a server)."""
+
+
+@dataclass(frozen=True)
+class StudyFacts:
+    """What one study planned and ran (see the module docstring)."""
+
+    models: tuple[ModelFacts, ...]
+    suites: tuple[str, ...]
+    protocol: str
+    scaffold: str
+    parser_mode: str
+    temperatures: tuple[float, ...]
+    repeats: int
+    primary_cpu: str | None
+    planned: frozenset[Part]
+    ran: frozenset[Part]
+    cpus: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The kinds of CPU the trials of each part ran on (``primary``: the primary results)."""
+    ran_models: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The models whose trials of each part are recorded (a part can have run for some models only)."""
+    scaffolds_other: tuple[str, ...] = ()
+    windows_other: tuple[int, ...] = ()
+    served_models: tuple[str, ...] = ()
+    server: str | None = None
+    legacy: str = LEGACY_NAME
+    study_protocol: str | None = None
+    """The protocol the protocol study compares with the legacy one (its comparison's keys: ``proto.cmp.<slug>``)."""
+    reruns: tuple[str, ...] = ()
+    """The labels of the protocol study's reruns of its protocol (keys ``proto.cmp.rerun-<label>.…``)."""
+    conditions: tuple[str, ...] = ()
+    """The protocol conditions the primary protocol switches on (``canonical_history``, ...)."""
+    eligibility_tasks: tuple[str, ...] = ()
+    """The side-tasks of the eligibility study (``tool_selection``: the key part is ``tool-selection``)."""
+
+    @property
+    def instruct(self) -> tuple[ModelFacts, ...]:
+        """The instruction-tuned models, smallest first."""
+        return tuple(m for m in self.models if m.instruct)
+
+    @property
+    def base(self) -> tuple[ModelFacts, ...]:
+        """The pretrained base models (floor controls), smallest first."""
+        return tuple(m for m in self.models if not m.instruct)
+
+    @property
+    def largest(self) -> ModelFacts:
+        """The largest instruction-tuned model (the largest model if none is)."""
+        return (self.instruct or self.models)[-1]
+
+    @property
+    def cmp(self) -> str:
+        """The key part of the protocol study's comparison with the legacy protocol (``proto.cmp.<cmp>.…``)."""
+        return slug(self.study_protocol or self.protocol)
+
+    @property
+    def five_conditions(self) -> bool:
+        """Whether the primary protocol switches on the five conditions of the native scaffold's ``full``."""
+        return set(FIVE_CONDITIONS) <= set(self.conditions)
+
+    @property
+    def not_run(self) -> tuple[Part, ...]:
+        """Parts the configuration planned that the records do not hold."""
+        return tuple(p for p in PARTS if p in self.planned and p not in self.ran)
+
+    def has(self, *parts: Part) -> bool:
+        """Whether every part in ``parts`` ran."""
+        unknown = [p for p in parts if p not in PARTS]
+        if unknown:
+            raise KeyError(f"unknown part {unknown[0]!r}; parts: {', '.join(PARTS)}")
+        return all(p in self.ran for p in parts)
+
+    def model(self, name: str) -> ModelFacts:
+        """The configured model ``name``."""
+        for m in self.models:
+            if m.name == name:
+                return m
+        raise KeyError(f"{name!r} is not a model of this study")
+
+
+def _shard_parts(config: StudyConfig) -> dict[str, set[Part]]:
+    """The parts each planned shard (``model/stem``) belongs to."""
+    out: dict[str, set[Part]] = {}
+    study, t0 = config.protocol_study, min(config.temperatures)
+    for shard in plan_shards(config):
+        parts = out.setdefault(shard.key.name, set())
+        for kind in shard.kinds:
+            if kind == "primary":
+                parts.add(shard.key.suite)  # type: ignore[arg-type]
+            elif kind in ("null_control", "scaffold", "context", "serving"):
+                parts.add(kind)  # type: ignore[arg-type]
+            elif kind == "protocol" and study is not None:
+                parts.add(_protocol_part(shard.key, study.ablation, t0))
+    return out
+
+
+def _protocol_part(key: ShardKey, ablation: Iterable[str], t0: float) -> Part:
+    if key.protocol == LEGACY_NAME:
+        return "legacy"
+    if key.protocol in ablation:
+        return "ablation"
+    if key.rerun is not None:
+        return "rerun"
+    if key.max_turns is not None or key.max_tokens is not None:
+        return "limits"
+    if key.temperature != t0:
+        return "sweep"
+    return "protocol"
+
+
+def study_facts(
+    config: StudyConfig, trials: pd.DataFrame, *, eligibility: bool = False, external: bool = False
+) -> StudyFacts:
+    """The facts of the study that ``config`` plans and ``trials`` (the tidy trials table) records.
+
+    Args:
+        config: the parsed configuration.
+        trials: the tidy trials table (every study's rows; only this study's are read).
+        eligibility: whether eligibility configurations were scored (the eligibility topic's count).
+        external: whether the published study was imported and analysed.
+    """
+    ours = trials[trials["study"].astype(str) == STUDY_ID] if "study" in trials else trials
+    shard_parts = _shard_parts(config)
+    names = (
+        ours["model"].astype(str) + "/" + ours["source_file"].astype(str).map(lambda s: PurePosixPath(s).stem)
+    )
+    recorded = set(names)
+    planned: set[Part] = set().union(*shard_parts.values()) if shard_parts else set()
+    ran = {p for shard, parts in shard_parts.items() if shard in recorded for p in parts}
+    cpus: dict[str, tuple[str, ...]] = {}
+    ran_models: dict[str, tuple[str, ...]] = {}
+    for part in PARTS:
+        chosen = names.map(lambda n, part=part: part in shard_parts.get(n, ()))
+        cpus[part] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
+        recorded_models = set(ours.loc[chosen, "model"].astype(str))
+        ran_models[part] = tuple(m for m in config.models if m in recorded_models)
+    if len(ours):
+        cpus["primary"] = tuple(sorted(ours.loc[primary(ours, config), "cpu"].dropna().astype(str).unique()))
+    for flag, part in ((eligibility, "eligibility"), (external, "external")):
+        planned.add(part)  # type: ignore[arg-type]
+        if flag:
+            ran.add(part)  # type: ignore[arg-type]
+    if config.eligibility is None:
+        planned.discard("eligibility")
+    models = sorted(
+        (
+            ModelFacts(
+                name=name,
+                slug=slug(name),
+                params_b=spec.params_b,
+                instruct=spec.instruct,
+                backend=spec.backend,
+                pypi=bool(spec.weights and spec.weights.packages),
+            )
+            for name, spec in config.models.items()
+        ),
+        key=lambda m: (m.params_b, m.name),
+    )
+    sc, cc, sv = config.scaffold_comparison, config.context_comparison, config.serving_comparison
+    return StudyFacts(
+        models=tuple(models),
+        suites=tuple(config.suites),
+        protocol=config.protocol,
+        scaffold=config.scaffold,
+        parser_mode=config.parser_mode,
+        temperatures=tuple(float(t) for t in config.temperatures),
+        repeats=config.repeats,
+        primary_cpu=config.primary_cpu,
+        planned=frozenset(planned),
+        ran=frozenset(ran),
+        cpus=cpus,
+        ran_models=ran_models,
+        scaffolds_other=tuple(sc.scaffolds) if sc else (),
+        windows_other=tuple(cc.n_ctx) if cc else (),
+        served_models=tuple(sv.models) if sv else (),
+        server=sv.server if sv else None,
+        study_protocol=config.protocol_study.protocol if config.protocol_study else None,
+        reruns=tuple(slug(r) for r in config.protocol_study.reruns) if config.protocol_study else (),
+        conditions=tuple(n for n, on in config.conditions(config.protocol).as_dict().items() if on),
+        eligibility_tasks=tuple(config.eligibility.tasks) if config.eligibility else (),
+    )
