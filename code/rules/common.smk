@@ -26,8 +26,8 @@ REPLAY = f"{PROCESSED}/replay_strict.parquet"
 
 
 def _relative(paths):
-    """The workflow's own paths of the package's files (code/slmbench/...): the import graph is read from the
-    package imported, which may be another copy of the same sources (an editable install elsewhere)."""
+    """The workflow's own paths of the package's files (under its code folder): the import graph is read from
+    the package imported, which may be another copy of the same sources (an editable install elsewhere)."""
     return sorted({str(Path("code") / "slmbench" / Path(p).relative_to(PACKAGE)) for p in paths})
 
 

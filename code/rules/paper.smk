@@ -3,7 +3,6 @@ include: "inputs/paper.smk"
 
 
 PAPER_TEMPLATES = sorted(str(p) for p in Path("paper/templates").glob("*.tex.j2"))
-PAPER_TEXT_CODE = sorted(str(p) for p in Path("code/slmbench/paper").glob("*.py"))
 PAPER_TEXT = [f"paper/generated/text_{place}.tex" for place in ("abstract", "body", "appendix")]
 STUDY_CONFIG = workflow.configfiles[-1] if workflow.configfiles else "config.yaml"
 

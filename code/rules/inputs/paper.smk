@@ -9,3 +9,4 @@ def table_topic(wildcards):
 
 
 TABLE_CODE = code_inputs("table")  # every table's renderer and what it imports
+PAPER_TEXT_CODE = code_inputs("paper-text")  # the paper text's renderer and what it imports
