@@ -11,7 +11,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import PKG, primary_rows
+from slmbench.analysis.topics.common import PKG, models_table, primary_rows
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 STUDY = STUDY_ID
@@ -86,4 +86,5 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
                     {"order": column, "class": cls, "model": model, "share": v, "n_failures": len(part)}
                 )
     res.tables["shares"] = rows
+    res.tables["models"] = models_table(df) if len(df) else []
     return res

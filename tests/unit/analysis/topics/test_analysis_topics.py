@@ -165,7 +165,9 @@ def test_temperature(trials: pd.DataFrame) -> None:
     assert n["temp.diff.big-7b.t07.lo"] <= n["temp.diff.big-7b.t07"] <= n["temp.diff.big-7b.t07.hi"]
 
 
-@pytest.mark.parametrize("topic", TRIAL_TOPICS)  # eligibility's empty inputs: tests/unit/analysis/topics/eligibility/
+@pytest.mark.parametrize(
+    "topic", TRIAL_TOPICS
+)  # eligibility's empty inputs: tests/unit/analysis/topics/eligibility/
 def test_topics_survive_empty_and_tiny_data(topic: str, trials: pd.DataFrame) -> None:
     empty = trials.iloc[0:0]
     assert get_topic(topic)(empty, None, PARAMS).numbers

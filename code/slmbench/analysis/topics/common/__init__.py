@@ -11,6 +11,7 @@ from slmbench.analysis.topics.common.rows import (
     estimate_parts,
     json_float,
     model_info,
+    models_table,
     pairs_within,
     primary_only,
     primary_rows,
@@ -20,6 +21,6 @@ from slmbench.analysis.topics.common.temperature import temperature_block
 
 __all__ = [
     "CONDITION_COLUMNS", "PKG", "SCORED", "accuracy_block", "correlation_numbers", "counts_by", "estimate_parts",
-    "floor_block", "json_float", "model_info", "pairs_within", "primary_only", "primary_rows", "scored",
+    "floor_block", "json_float", "model_info", "models_table", "pairs_within", "primary_only", "primary_rows", "scored",
     "temperature_block", "top_model",
 ]  # fmt: skip

@@ -67,6 +67,19 @@ def model_info(df: pd.DataFrame) -> pd.DataFrame:
     return info
 
 
+def models_table(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """One row per model of ``df``: its name, size and kind (a table sorts its rows by size from these)."""
+    info = model_info(df)
+    return [
+        {
+            "model": str(m),
+            "params_b": json_float(info.loc[m, "params_b"]),
+            "is_base": bool(info.loc[m, "is_base"]),
+        }
+        for m in info.index
+    ]
+
+
 def json_float(v: Any) -> float | None:
     """A JSON-safe float (``None`` for missing or non-finite)."""
     try:

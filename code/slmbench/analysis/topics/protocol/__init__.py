@@ -28,7 +28,9 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
+from slmbench.analysis.selection.language import exclude
 from slmbench.analysis.topics import topic, with_defaults
+from slmbench.analysis.topics.common import models_table
 from slmbench.analysis.topics.protocol.ablation import ablation
 from slmbench.analysis.topics.protocol.attribution import EXAMPLE_KINDS, attribution
 from slmbench.analysis.topics.protocol.conditions import FULL, LEGACY, SCOPE, condition_rows
@@ -60,8 +62,19 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         return res
     ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
     prov = nb.provenance("len", dict(SCOPE), "capability trials per protocol")
-    res.numbers.append(nb.count("proto.n.trials", int((ours["protocol"] != LEGACY).sum()), prov))
+    study = ours["comparison"].isna() if "comparison" in ours else pd.Series(True, index=ours.index)
+    own = {**SCOPE, "comparison": None}
+    res.numbers.append(
+        nb.count(
+            "proto.n.trials",
+            int((study & (ours["protocol"] != LEGACY)).sum()),
+            nb.provenance(
+                "len", {**own, "protocol": exclude(LEGACY)}, "the protocol study's trials but legacy"
+            ),
+        )
+    )
     res.numbers.append(nb.count("proto.n.protocols", ours["protocol"].nunique(), prov))
+    res.tables["models"] = models_table(ours) if len(ours) else []
     ablation(res, trials, p["alpha"])
     attribution(res, trials, p["alpha"])
     repeats(res, trials, p["alpha"])

@@ -16,7 +16,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import PKG, SCORED, json_float, model_info, primary_rows, scored
+from slmbench.analysis.topics.common import PKG, SCORED, model_info, models_table, primary_rows, scored
 from slmbench.analysis.topics.flips import null_control
 from slmbench.analysis.topics.reliability_taxonomy.consistency import (
     outcome_numbers,
@@ -116,12 +116,5 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         {"dimension": d, "metric": m, "keys": keys, "unit": unit} for d, m, keys, unit in TAXONOMY
     ]
     res.tables["groups"] = [{"slug": s, "models": models} for s, models in [*groups, (POOLED, instruct)]]
-    res.tables["models"] = [
-        {
-            "model": str(m),
-            "params_b": json_float(info.loc[m, "params_b"]),
-            "is_base": bool(info.loc[m, "is_base"]),
-        }
-        for m in info.index
-    ]
+    res.tables["models"] = models_table(df) if len(df) else []
     return res

@@ -61,3 +61,16 @@ def test_what_is_not_a_pair_is_selected_by_its_declared_conditions_not_by_trial_
     remaining = res["proto.attr.a-1b.remaining.capability"].provenance["selection"]
     assert remaining["protocol"] == "full" and remaining["passed"] is False and remaining["model"] == "a:1b"
     assert len(select_trials(df, remaining)) == res["proto.attr.a-1b.remaining.n"].value
+
+
+def test_the_protocol_studys_trial_count_leaves_out_the_comparisons_and_legacy() -> None:
+    """A trial of a planned comparison (scaffold, context, serving) is not one of the protocol study's."""
+    df = trials().assign(comparison=None, server=None)
+    served = df[df["protocol"] == "full"].assign(
+        comparison="serving", server="llama-server", primary=False, trial_id=lambda f: f["trial_id"] + "/srv"
+    )
+    both = pd.concat([df, served], ignore_index=True)
+    res = {n.key: n for n in compute(both, None, PARAMS).numbers}
+    n = res["proto.n.trials"]
+    assert n.value == int((df["protocol"] != "legacy").sum()) == 30
+    assert len(select_trials(both, n.provenance["selection"])) == n.value
