@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from slmbench.analysis.stats_rates import Rate
+from slmbench.records.atomic import stable_float
 
 _KEY_RE = re.compile(r"^[a-z0-9.-]+$")
 
@@ -84,8 +85,10 @@ def _undefined(value: float) -> bool:
 
 
 def fmt_rate(value: float) -> str:
-    """A rate as a percentage with one decimal: ``0.6774`` -> ``67.7\\%``."""
-    return "n/a" if _undefined(value) else f"{100.0 * value:.1f}\\%"
+    """A rate as a percentage with one decimal: ``0.6774`` -> ``67.7\\%``. Like every printed value it is
+    rounded from the value at ``FLOAT_DIGITS`` significant digits, so the last bit of a float, which can differ
+    between CPUs, never decides a printed digit (``0.0375`` prints ``3.8\\%`` on every CPU)."""
+    return "n/a" if _undefined(value) else f"{stable_float(100.0 * value):.1f}\\%"
 
 
 def fmt_p(value: float) -> str:
@@ -94,12 +97,12 @@ def fmt_p(value: float) -> str:
         return "n/a"
     if value < 0.001:
         return "<0.001"
-    return f"{value:#.3g}"
+    return f"{stable_float(value):#.3g}"
 
 
 def fmt_stat(value: float, digits: int = 2) -> str:
     """A coefficient with ``digits`` decimals."""
-    return "n/a" if _undefined(value) else f"{value:.{digits}f}"
+    return "n/a" if _undefined(value) else f"{stable_float(value):.{digits}f}"
 
 
 def _clean(value: float | int | str) -> float | int | str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from slmbench.records.atomic import stable_float
+
 MIN_MODELS_FOR_CORRELATION = 5
 """Below this many models a size correlation is reported in the number list but not interpreted."""
 
@@ -40,7 +42,7 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
 
 def percent(value: float) -> str:
     """``0.125`` -> ``12.5%`` (the caller escapes)."""
-    return "n/a" if not math.isfinite(value) else f"{100 * value:.1f}%"
+    return "n/a" if not math.isfinite(value) else f"{stable_float(100 * value):.1f}%"
 
 
 def top_phrase(top: str | None, gap: float, n_models: int) -> str:

@@ -19,6 +19,10 @@ MISSING = "--"
 _QUANT_RANK: dict[str, int] = {q: i for i, q in enumerate((SHIPPED, *reversed(REQUANT_TYPES)))}
 _PROMPT_RANK: dict[str, int] = {p: i for i, p in enumerate(PROMPT_STYLES)}
 
+FIT_WIDTH_BEGIN = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%"
+"""Opens a box that shrinks what it holds to the text width when it is wider (graphicx), and leaves it else."""
+FIT_WIDTH_END = "}"
+
 
 @dataclass(frozen=True)
 class GridColumn:
@@ -88,6 +92,7 @@ def render_grid(name: str, spec: GridTableSpec, topic: dict[str, Any]) -> str:
         "\\setlength{\\tabcolsep}{3pt}",
         f"\\caption{{{spec.caption}}}",
         f"\\label{{tab:{name}}}",
+        FIT_WIDTH_BEGIN,  # a grid of every task's columns can be wider than the text: scaled down to fit
         "\\begin{tabular}{lll" + "r" * (ncols * len(spec.tasks)) + "}",
         "\\toprule",
         f" & & & {head} \\\\",
@@ -114,7 +119,7 @@ def render_grid(name: str, spec: GridTableSpec, topic: dict[str, Any]) -> str:
         ]
         label = [latex_escape(model), latex_escape(prompt), latex_escape(quant)]
         lines.append(" & ".join(label + cells) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table*}", ""]
+    lines += ["\\bottomrule", "\\end{tabular}", FIT_WIDTH_END, "\\end{table*}", ""]
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ from slmbench.config import StudyConfig
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import plan_shards
 from slmbench.run.roles import primary
-from slmbench.vocab import STUDY_ID
+from slmbench.vocab import COMPARISON_KINDS, STUDY_ID
 
 Part = Literal[
     "capability", "reliability", "null_control", "scaffold", "context", "serving", "protocol", "legacy",
@@ -28,6 +28,8 @@ Part = Literal[
 the three comparisons, the protocol study's parts (its protocol's repeats, the legacy baseline, the ablations,
 the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
 PARTS: tuple[Part, ...] = get_args(Part)
+COMPARISON_PARTS: tuple[Part, ...] = tuple(p for p in PARTS if p in COMPARISON_KINDS)
+"""The parts that are comparisons with the primary results (``vocab.COMPARISON_KINDS``)."""
 FIVE_CONDITIONS = ("canonical_history", "stuck_detection", "answer_channel", "closing_turn", "clean_kv")
 """The five protocol conditions the text describes one by one (the scaffold-specific ones aside)."""
 PART_TEXT: dict[Part, str] = {
@@ -148,7 +150,7 @@ def _shard_parts(config: StudyConfig) -> dict[str, set[Part]]:
         for kind in shard.kinds:
             if kind == "primary":
                 parts.add(shard.key.suite)  # type: ignore[arg-type]
-            elif kind in ("null_control", "scaffold", "context", "serving"):
+            elif kind in ("null_control", *COMPARISON_KINDS):
                 parts.add(kind)  # type: ignore[arg-type]
             elif kind == "protocol" and study is not None:
                 parts.add(_protocol_part(shard.key, study.ablation, t0))

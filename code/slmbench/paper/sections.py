@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from slmbench.paper.facts import Part, StudyFacts
+from slmbench.paper.facts import COMPARISON_PARTS, Part, StudyFacts
 from slmbench.paper.render import Renderer
+from slmbench.vocab import SUITES
 
 Place = Literal["abstract", "body", "appendix"]
 PLACES: tuple[Place, ...] = ("abstract", "body", "appendix")
@@ -36,7 +37,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("introduction", "body", needs=("capability",)),
     Section("design", "body", needs=("capability",)),
     Section("protocol", "body", needs=("protocol", "legacy")),
-    Section("comparisons", "body", any_of=("scaffold", "context", "serving")),
+    Section("comparisons", "body", any_of=COMPARISON_PARTS),
     Section("capability", "body", needs=("capability",)),
     Section("reliability", "body", needs=("reliability",)),
     Section("boundary", "body", needs=("capability",)),
@@ -45,7 +46,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("conclusion", "body", needs=("capability",)),
     Section("appendix_harness", "appendix", needs=("capability",)),
     Section("appendix_protocol", "appendix", needs=("protocol",)),
-    Section("appendix_comparisons", "appendix", any_of=("scaffold", "context", "serving")),
+    Section("appendix_comparisons", "appendix", any_of=COMPARISON_PARTS),
     Section("appendix_reliability", "appendix", needs=("capability",)),
     Section("appendix_eligibility", "appendix", needs=("eligibility",)),
     Section("appendix_reproduction", "appendix", needs=("external",)),
@@ -62,8 +63,8 @@ FIGURE_PARTS: Mapping[str, tuple[Part, ...]] = {
     "reliability_dimensions": ("reliability",),
     "composite_reliability": ("reliability",),
     "composite_vs_params": ("reliability",),
-    "capability_vs_reliability": ("capability", "reliability"),
-    "radar": ("capability", "reliability"),
+    "capability_vs_reliability": SUITES,
+    "radar": SUITES,
     "perturbation_heatmap": ("reliability",),
     "fault_heatmap": ("reliability",),
     "safety_breakdown": ("reliability",),

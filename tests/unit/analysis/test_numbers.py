@@ -47,3 +47,16 @@ def test_tex_round_trip_and_duplicates() -> None:
     assert nb.parse_tex(tex) == {"a.y": "<0.001", "b.x": "1.0\\%"}
     with pytest.raises(ValueError):
         nb.render_tex(recs + [{"key": "a.y", "text": "2"}])
+
+
+def test_a_printed_digit_never_depends_on_the_last_bits_of_a_float() -> None:
+    """Values that differ only beyond twelve significant digits (as sums do between CPUs) print alike: a value on
+    a rounding boundary, exactly 3.75 % or -1.25 %, prints the same whichever side of it its float fell."""
+    for a, b in (
+        (0.0375, 0.0375 + 4e-17),
+        (-0.0125, -0.0125 - 2e-18),
+        (0.03798215786940531, 0.037982157869405286),
+    ):
+        assert nb.fmt_rate(a) == nb.fmt_rate(b)
+    assert nb.fmt_rate(0.05 - 0.0125) == nb.fmt_rate(0.0375) == "3.8\\%"
+    assert nb.fmt_stat(0.125 + 1e-17, 2) == nb.fmt_stat(0.125, 2)
