@@ -7,7 +7,9 @@ study: ``python -m tests.integration.smoke_workdir DIR`` from the repository roo
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -35,6 +37,19 @@ def make_workdir(work: Path, config: Path = HERE / "smoke_config.yaml") -> Path:
         (shutil.copytree if src.is_dir() else shutil.copy)(src, paper / item)
     shutil.copy(config, work / "config.yaml")
     return work
+
+
+def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+    """``snakemake <targets> --cores 2`` in ``workdir`` with the interpreter that runs the tests."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "snakemake"), *targets, "--cores", "2"],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
 
 
 if __name__ == "__main__":

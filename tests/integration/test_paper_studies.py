@@ -5,10 +5,7 @@ Each text is checked against its study (tests/fixtures/paper_text.py)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 from tests.fixtures.paper_text import problems, prose, text_of
-from tests.integration.smoke_workdir import make_workdir
+from tests.integration.smoke_workdir import make_workdir, snakemake
 
 from slmbench.config import load_config
 from slmbench.models.weights import weights_path
@@ -40,18 +37,6 @@ BASE: dict[str, Any] = {
 }  # fmt: skip
 
 pytestmark = [pytest.mark.slow]
-
-
-def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "snakemake"), *targets, "--cores", "2"],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
 
 
 def build(

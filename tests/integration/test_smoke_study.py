@@ -4,18 +4,15 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from tests.fixtures.paper_text import problems, prose, text_of
 from tests.fixtures.pdf_links import pdf_uris
-from tests.integration.smoke_workdir import make_workdir
+from tests.integration.smoke_workdir import make_workdir, snakemake
 
 from slmbench.config import load_config
 from slmbench.models.weights import weights_path
@@ -33,18 +30,6 @@ pytestmark = [
         shutil.which("latexmk") is None, reason="LaTeX is not installed (make test installs it)"
     ),
 ]
-
-
-def snakemake(workdir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "snakemake"), *targets, "--cores", "2"],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
 
 
 @pytest.fixture(scope="module")
