@@ -73,10 +73,25 @@ def _cell(col: Column, m: str, numbers: dict[str, dict[str, Any]]) -> str:
             return MISSING
         return NO_INTERVAL if "n/a" in (lo["text"], hi["text"]) else f"[{lo['text']}, {hi['text']}]"
     num = numbers.get(key)
-    if num is None:
+    if num is None or num["text"] == "n/a":
         return MISSING
     detail = numbers.get(col.detail.format(m=m)) if col.detail else None
     return f"{num['text']} ({detail['text']})" if detail else str(num["text"])
+
+
+def _missing_note(spec: TableSpec, models: list[str], numbers: dict[str, dict[str, Any]]) -> str:
+    """What a ``--`` cell means, when the table has one."""
+    cells = [(c, _cell(c, m, numbers)) for m in models for c in spec.columns]
+    if not any(text == MISSING for _, text in cells):
+        return ""
+    p_missing = any(text == MISSING and "$p$" in c.header for c, text in cells)
+    return (
+        " "
+        + MISSING
+        + ": no value"
+        + (" (an exact McNemar $p$ has none without a discordant pair)" if p_missing else "")
+        + "."
+    )
 
 
 def _row(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]], topic: dict[str, Any]) -> str:
@@ -102,7 +117,7 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
         "\\begin{table}[tbp]",
         "\\centering\\footnotesize",
         "\\setlength{\\tabcolsep}{4pt}",
-        f"\\caption{{{spec.caption}}}",
+        f"\\caption{{{spec.caption}{_missing_note(spec, models, numbers)}}}",
         f"\\label{{tab:{name}}}",
         "\\begin{tabular}{" + spec.label_align + "".join(c.align for c in spec.columns) + "}",
         "\\toprule",

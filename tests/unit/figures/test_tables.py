@@ -3,7 +3,7 @@ own; an interval the topic could not give prints as "no interval", never as "[n/
 
 from typing import Any
 
-from slmbench.figures.tables import render_table
+from slmbench.figures.tables import TABLES, render_table
 
 
 def _num(key: str, text: str) -> dict[str, Any]:
@@ -52,3 +52,15 @@ def test_the_reliability_tables_sort_their_models_by_size() -> None:
             < rows.index("gemma3-270m\\textsuperscript{b}")
             < rows.index("qwen2.5-1.5b")
         )
+
+
+def test_an_undefined_cell_prints_a_dash_that_the_caption_explains() -> None:
+    keys = {"proto.cmp.full.m.mcnemar.p": "n/a", "proto.cmp.full.m.other.acc": "10.0\\%"}
+    tex = render_table("protocol", {"topic": "protocol", "numbers": [_num(k, t) for k, t in keys.items()]})
+    assert "n/a" not in tex and " -- " in tex.replace("&", " ")
+    assert "--: no value (an exact McNemar $p$ has none without a discordant pair)." in tex
+    columns = TABLES["protocol"].columns
+    keys = [c.key.format(m="m") + end for c in columns for end in ((".lo", ".hi") if c.interval else ("",))]
+    full = {k: "0.125" if k.endswith(".p") else "1" for k in keys}
+    tex = render_table("protocol", {"topic": "protocol", "numbers": [_num(k, t) for k, t in full.items()]})
+    assert "no value" not in tex and "0.125" in tex
