@@ -209,7 +209,10 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         ),
         caption="The same GGUF files run in-process and behind a server that applies its own chat template and "
         "tool-call parser, on the same capability tasks under the primary protocol at the lowest temperature, "
-        "paired task by task: accuracy with Wilson 95\\% intervals and the exact McNemar $p$; the tool calls the "
+        "paired task by task with the in-process run on the kind of CPU the server ran on (a model served on "
+        "another kind than the primary results' pairs with its in-process run there, so its in-process accuracy "
+        "can differ from the capability table's): accuracy with Wilson 95\\% intervals and the exact McNemar "
+        "$p$; the tool calls the "
         "in-process harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our "
         "parser reads in the server's raw generated text, those the server's parser dropped or changed (another "
         "name or other arguments). Base models are marked \\textsuperscript{b}.",

@@ -15,7 +15,7 @@ from typing import Any
 
 from slmbench.analysis.numbers import slug
 from slmbench.figures.table_specs import TABLES, Column, TableSpec
-from slmbench.figures.tables_grid import GridTableSpec, render_grid
+from slmbench.figures.tables_grid import FIT_WIDTH_BEGIN, FIT_WIDTH_END, GridTableSpec, render_grid
 
 __all__ = ["TABLES", "Column", "TableSpec", "UnknownTableError", "latex_escape", "render_table", "row_blocks"]
 
@@ -119,6 +119,7 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
         "\\setlength{\\tabcolsep}{4pt}",
         f"\\caption{{{spec.caption}{_missing_note(spec, models, numbers)}}}",
         f"\\label{{tab:{name}}}",
+        FIT_WIDTH_BEGIN,
         "\\begin{tabular}{" + spec.label_align + "".join(c.align for c in spec.columns) + "}",
         "\\toprule",
         " & ".join([spec.row_header, *(c.header for c in spec.columns)]) + " \\\\",
@@ -131,5 +132,5 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
     lines += [_row(spec, m, numbers, topic) for m in sized]
     lines += ["\\midrule"] if sized and others else []  # the controls' block
     lines += [_row(spec, m, numbers, topic) for m in others]
-    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    lines += ["\\bottomrule", "\\end{tabular}", FIT_WIDTH_END, "\\end{table}", ""]
     return "\n".join(lines)
