@@ -9,7 +9,7 @@ import click
 import pandas as pd
 
 from slmbench.config import load_config
-from slmbench.paper.facts import StudyFacts, study_facts
+from slmbench.paper.facts import FACT_COLUMNS, StudyFacts, study_facts
 from slmbench.paper.render import Renderer
 from slmbench.paper.results import Results
 from slmbench.paper.sections import FIGURE_PARTS, render_paper
@@ -26,7 +26,7 @@ def _count(results: Results, key: str) -> float:
 def load_facts(config: Path, numbers: Path, trials: Path) -> tuple[StudyFacts, Results]:
     """The study's facts and results from its configuration, macros file and tidy trials table."""
     results = Results.from_macros(numbers)
-    frame = pd.read_parquet(trials, columns=None)
+    frame = pd.read_parquet(trials, columns=list(FACT_COLUMNS))
     facts = study_facts(
         load_config(config),
         frame,

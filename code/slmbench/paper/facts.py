@@ -171,6 +171,10 @@ def _protocol_part(key: ShardKey, ablation: Iterable[str], t0: float) -> Part:
     return "protocol"
 
 
+FACT_COLUMNS = ("study", "model", "source_file", "cpu", "primary")
+"""The trials table's columns the facts read (``primary``: the role tidy decided; without it, decided here)."""
+
+
 def study_facts(
     config: StudyConfig, trials: pd.DataFrame, *, eligibility: bool = False, external: bool = False
 ) -> StudyFacts:
@@ -198,7 +202,8 @@ def study_facts(
         recorded_models = set(ours.loc[chosen, "model"].astype(str))
         ran_models[part] = tuple(m for m in config.models if m in recorded_models)
     if len(ours):
-        cpus["primary"] = tuple(sorted(ours.loc[primary(ours, config), "cpu"].dropna().astype(str).unique()))
+        chosen = ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
+        cpus["primary"] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
     for flag, part in ((eligibility, "eligibility"), (external, "external")):
         planned.add(part)  # type: ignore[arg-type]
         if flag:
