@@ -8,7 +8,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: paper site test test-browser test-served llama-server setup latex browser trials lock clean-analysis slurm-test slurm-plumbing
 
-$(BIN)/.setup-done: envs/requirements.lock pyproject.toml envs/setup.sh envs/install_llamacpp.sh envs/amx_flags.sh
+$(BIN)/.setup-done: envs/requirements.lock pyproject.toml envs/setup.sh envs/install_llamacpp.sh code/slmbench/backends/llamacpp_build.py
 	bash envs/setup.sh
 	touch $@
 
@@ -27,7 +27,7 @@ site: setup
 	$(BIN)/snakemake site --cores $(CORES)
 
 test: latex browser
-	$(BIN)/slmbench models fetch smollm2-135m
+	$(BIN)/slmbench models fetch smollm2-135m qwen2.5-coder-1.5b
 	$(BIN)/ruff check code tests bench
 	$(BIN)/mypy
 	$(BIN)/python envs/lint_rules.py

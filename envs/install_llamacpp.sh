@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# Build llama-cpp-python for this CPU. On CPUs with AMX (Intel Sapphire Rapids and later) the default build
-# segfaults on the first decode inside ggml's AMX matrix kernel (ggml-org/llama.cpp#20824), so AMX is disabled
-# at compile time there (envs/amx_flags.sh: the flags exist only where the compiler knows AMX, i.e. x86-64).
+# Build llama-cpp-python as the one portable build (code/slmbench/backends/llamacpp_build.py declares its CMake
+# arguments: a fixed x86-64 instruction set, no native detection, no AVX-512, no AMX), so that one prompt gets one
+# greedy reply on every host. A stamp beside the installed package records the arguments; an install without it,
+# or with other arguments, is rebuilt.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
-VERSION=0.3.36
-if "$PY" -c "import llama_cpp, sys; sys.exit(0 if llama_cpp.__version__ == '$VERSION' else 1)" 2>/dev/null; then
+VERSION=$("$PY" -c "from slmbench.backends.llamacpp_build import LLAMA_CPP_PYTHON_VERSION as v; print(v)")
+ARGS=$("$PY" -m slmbench.backends.llamacpp_build)
+STAMP=slmbench-llamacpp-build.json
+if "$PY" - "$VERSION" "$ARGS" "$STAMP" <<'PYEOF' 2>/dev/null; then
+import json, pathlib, sys
+import llama_cpp
+stamp = pathlib.Path(llama_cpp.__file__).parent / sys.argv[3]
+ok = llama_cpp.__version__ == sys.argv[1] and stamp.exists() and json.loads(stamp.read_text())["cmake_args"] == sys.argv[2]
+sys.exit(0 if ok else 1)
+PYEOF
   exit 0
 fi
-flags=$(bash "$(dirname "$0")/amx_flags.sh")
-if [ -n "$flags" ]; then
-  echo "CPU has AMX: building llama.cpp with AMX disabled ($flags)"
-  export CMAKE_ARGS="-DCMAKE_C_FLAGS='$flags' -DCMAKE_CXX_FLAGS='$flags' ${CMAKE_ARGS:-}"
-  # the wheel cache does not key on CMAKE_ARGS: build fresh so an AMX-enabled wheel is never reused
-  exec "$PY" -m pip install --no-cache-dir "llama-cpp-python==$VERSION"
-fi
-echo "building llama-cpp-python $VERSION (compiles llama.cpp: about 5 minutes on 2 cores the first time)"
-"$PY" -m pip install "llama-cpp-python==$VERSION"
+echo "building llama-cpp-python $VERSION, portable build (compiles llama.cpp: about 5 minutes on 2 cores)"
+# the wheel cache does not key on CMAKE_ARGS: build fresh so a wheel of another build is never reused
+CMAKE_ARGS="$ARGS" "$PY" -m pip install --no-cache-dir --force-reinstall --no-deps "llama-cpp-python==$VERSION"
+"$PY" - "$ARGS" "$STAMP" <<'PYEOF'
+import json, pathlib, sys
+import llama_cpp
+stamp = pathlib.Path(llama_cpp.__file__).parent / sys.argv[2]
+stamp.write_text(json.dumps({"cmake_args": sys.argv[1]}) + "\n")
+PYEOF

@@ -15,6 +15,7 @@ _COMMANDS: dict[str, str] = {
     "compare-shards": "slmbench.harness.cli:compare_shards_cmd",
     "tasks": "slmbench.tasks.cli:tasks",
     "control": "slmbench.run.control:control",
+    "determinism": "slmbench.run.determinism_cli:determinism",
     "tidy": "slmbench.tidy.cli:tidy",
     "import-external": "slmbench.importers.cli:import_external",
     "analyze": "slmbench.analysis.cli:analyze",

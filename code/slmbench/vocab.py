@@ -18,11 +18,11 @@ SUITES: tuple[Suite, ...] = get_args(Suite)
 NULL_CONTROL = "null_control"
 """The suite label of the null control: identical reruns of some capability tasks at T=0, kept apart from them."""
 
-PlanKind = Literal["primary", "null_control", "scaffold", "context", "protocol", "serving"]
+PlanKind = Literal["primary", "null_control", "scaffold", "context", "protocol", "serving", "build_run"]
 PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
 """Why a shard is planned (``slmbench.run.plan``): the primary condition, the null control, a scaffold or context
-comparison, the protocol study, the serving comparison. A shard two of them plan alike is planned once, with both
-kinds."""
+comparison, the protocol study, the serving comparison, the runs on one build. A shard two of them plan alike is
+planned once, with both kinds."""
 COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
 """The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
 
@@ -48,6 +48,12 @@ REPHRASINGS: tuple[Rephrasing, ...] = get_args(Rephrasing)
 FaultKind = Literal["timeout", "rate_limit", "error", "schema_drift"]
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 """Faults the harness injects into a fault-tolerance task's tool, each a variant ``fault_<kind>``."""
+
+Perturbation = Literal["paraphrase", "fault"]
+PERTURBATIONS: tuple[Perturbation, ...] = get_args(Perturbation)
+"""How a perturbation shard changes every task of its suite (``slmbench.tasks.variants``): each of the task's
+paraphrases, or each fault kind injected into the first tool its reference solution calls. Written into shard names
+and trial ids (``v-<name>``)."""
 
 FailureClass = Literal["no_tool_call", "unparsed_call", "transport", "clock", "capability"]
 FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)

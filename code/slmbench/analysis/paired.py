@@ -29,9 +29,9 @@ from slmbench.analysis.stats_tests import mcnemar_p
 from slmbench.analysis.topics.common import PKG
 
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
-_KEEP = ["passed", "failure_class", "stop_reason", "n_tool_calls", "cpu", "rerun"]
-_RUN = ["cpu", "rerun"]
-"""Where a trial ran beyond its key: a side may hold one trial per key on each kind of CPU (a rerun)."""
+_KEEP = ["passed", "failure_class", "stop_reason", "n_tool_calls", "cpu", "build", "rerun"]
+_RUN = ["build", "rerun"]
+"""Where a trial ran beyond its key: a side may hold one trial per key on each build (a rerun)."""
 _WILSON = f"{PKG}.stats_rates.wilson_interval"
 _MCNEMAR = f"{PKG}.stats_tests.mcnemar_p"
 _BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
@@ -133,21 +133,22 @@ def paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
 
 
 def cross_cpu(pairs: pd.DataFrame) -> pd.Series:
-    """Per pair, whether its two trials ran on different kinds of CPU (False where either is unknown)."""
-    if "cpu_p" not in pairs or "cpu_o" not in pairs:
+    """Per pair, whether its two trials ran on different builds (False where either is unknown): a native build
+    is named by its kind of CPU, so for trials from before the portable build this is a different kind of CPU."""
+    if "build_p" not in pairs or "build_o" not in pairs:
         return pd.Series(False, index=pairs.index)
-    p, o = pairs["cpu_p"].astype(object), pairs["cpu_o"].astype(object)
+    p, o = pairs["build_p"].astype(object), pairs["build_o"].astype(object)
     return p.notna() & o.notna() & (p != o)
 
 
 def _one_per_key(both: pd.DataFrame) -> pd.DataFrame:
-    """One candidate pair per key: two trials on one kind of CPU first, then original runs before reruns."""
+    """One candidate pair per key: two trials on one build first, then original runs before reruns."""
     if both.empty or not both.duplicated(PAIR_KEY).any():
         return both
     rank = pd.DataFrame(index=both.index)
-    if "cpu_p" in both:
-        p, o = both["cpu_p"].astype(object), both["cpu_o"].astype(object)
-        rank["cross_cpu"] = ~(p.notna() & (p == o))  # an unknown CPU ranks with the crossing pairs
+    if "build_p" in both:
+        p, o = both["build_p"].astype(object), both["build_o"].astype(object)
+        rank["cross_cpu"] = ~(p.notna() & (p == o))  # an unknown build ranks with the crossing pairs
     for side in ("_p", "_o"):
         if f"rerun{side}" in both:
             rank[f"rerun{side}"] = both[f"rerun{side}"].notna()

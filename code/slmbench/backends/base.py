@@ -38,6 +38,7 @@ class ModelReply:
     latency_s: float = 0.0
     finish_reason: str = ""
     logprobs: list[float] | None = None
+    restored_tokens: int = 0  # prompt tokens whose state a prefix cache restored instead of evaluating them
     server_text: str | None = (
         None  # a server's raw generated text, before its tool-call parser (where returned)
     )

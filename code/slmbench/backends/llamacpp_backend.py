@@ -1,15 +1,19 @@
-"""The embedded default backend: llama-cpp-python in-process on the CPU.
+"""The embedded default backend: llama-cpp-python in-process on the CPU, as the one portable build.
 
 One loaded model per process (a module-level cache); the conversation's prompt is rendered with the GGUF's own
 chat template (or a documented plain format for base models) and tokenised here, so the KV cache of the
-previous turn is reused for the shared prefix (llama.cpp's prefix matching) and the reuse is measured.
+previous turn is reused for the shared prefix (llama.cpp's prefix matching) and the reuse is measured. Prompts are
+evaluated in blocks of ``PREFIX_BLOCK`` tokens at fixed positions, so a trial's first request may start from a
+saved state of a prefix that an earlier trial evaluated (``prefix_cache``) with identical arithmetic. Each
+generated token's log-probability under the model (before temperature) is kept.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import os
-import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +27,9 @@ from slmbench.backends.base import (
     ModelReply,
     register_backend,
 )
+from slmbench.backends.llamacpp_build import cpu, installed_build
+from slmbench.backends.llamacpp_state import StateKeeper, common_prefix, sampled_logprobs
+from slmbench.backends.prefix_cache import PREFIX_BLOCK, PrefixCache
 
 if TYPE_CHECKING:
     from slmbench.config import ModelSpec
@@ -57,7 +64,6 @@ class _LoadKey:
     path: str
     n_ctx: int
     n_threads: int
-    logits_all: bool
 
 
 _LOADED: dict[_LoadKey, Any] = {}
@@ -76,18 +82,33 @@ def _load(key: _LoadKey) -> Any:
     if not Path(key.path).exists():
         raise BackendError(f"model file {key.path} is missing: run `slmbench models fetch`")
     try:
+        installed_build()
+    except RuntimeError as exc:
+        raise BackendError(str(exc)) from None
+    try:
         llm = Llama(
             model_path=key.path,
             n_ctx=key.n_ctx,
             n_threads=key.n_threads,
             n_threads_batch=key.n_threads,
-            logits_all=key.logits_all,
+            n_batch=PREFIX_BLOCK,
+            n_ubatch=PREFIX_BLOCK,
             verbose=False,
         )
     except (ValueError, RuntimeError) as exc:
         raise BackendError(f"llama.cpp could not load {key.path}: {exc}") from exc
     _LOADED[key] = llm
     return llm
+
+
+@functools.cache
+def file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """The sha256 of a model file (computed once per process for one size and modification time)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def gguf_chat_formatter(llm: Any, model_path: str | Path) -> Any:
@@ -113,7 +134,8 @@ class LlamaCppBackend:
     def from_spec(
         cls, model_id: str, spec: ModelSpec, weights: Path | None, **overrides: Any
     ) -> LlamaCppBackend:
-        """The configured model's verified GGUF, loaded with its chat format (``n_ctx``, ``n_threads`` overridable)."""
+        """The configured model's verified GGUF, loaded with its chat format (``n_ctx``, ``n_threads``,
+        ``prefix_cache`` and ``prefix_cache_dir`` overridable)."""
         if weights is None:
             raise BackendError(f"{model_id}: backend llamacpp needs `weights` (a GGUF file) in config.yaml")
         return cls(
@@ -122,6 +144,8 @@ class LlamaCppBackend:
             n_threads=overrides.get("n_threads"),
             chat_format=spec.chat_format,
             model_id=model_id,
+            prefix_cache=overrides.get("prefix_cache", True),
+            prefix_cache_dir=overrides.get("prefix_cache_dir"),
         )
 
     def __init__(
@@ -130,13 +154,25 @@ class LlamaCppBackend:
         n_ctx: int = 4096,
         n_threads: int | None = None,
         chat_format: str | None = None,
-        logits_all: bool = False,
         model_id: str = "",
         extra_fingerprint: dict[str, Any] | None = None,
+        prefix_cache: bool = True,
+        prefix_cache_dir: Path | None = None,
     ) -> None:
         self.model_id = model_id or Path(model_path).stem
-        self._key = _LoadKey(str(model_path), n_ctx, n_threads or usable_cpus(), logits_all)
+        self._key = _LoadKey(str(model_path), n_ctx, n_threads or usable_cpus())
         self._llm = _load(self._key)
+        self._states: StateKeeper | None = None
+        if prefix_cache:
+            stat = Path(model_path).stat()
+            identity = {
+                "model_sha256": file_sha256(str(model_path), stat.st_size, stat.st_mtime_ns),
+                "build": installed_build()["identity"],
+                "n_ctx": n_ctx,
+                "block": PREFIX_BLOCK,
+            }
+            folder = None if prefix_cache_dir is None else prefix_cache_dir / identity["model_sha256"][:16]
+            self._states = StateKeeper(self._llm, PrefixCache(identity, folder))
         self._chat_format = chat_format
         self._formatter: Any = None
         self._extra = extra_fingerprint or {}
@@ -163,23 +199,21 @@ class LlamaCppBackend:
             raise ContextOverflow(len(tokens), options.max_tokens, self._key.n_ctx)
         cached = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
         started = time.perf_counter()
-        out = llm.create_completion(
-            tokens,
-            max_tokens=options.max_tokens,
-            temperature=options.temperature,
-            top_p=options.top_p,
-            seed=options.seed,
-            stop=[*stops, *options.stop],
-            logprobs=1 if options.logprobs and self._key.logits_all else None,
-        )
+        restored = 0
+        if self._states is not None:
+            restored = self._states.prepare(tokens, self._save_points(messages, tools, tokens))
+        with sampled_logprobs(llm) as token_logprobs:
+            out = llm.create_completion(
+                tokens,
+                max_tokens=options.max_tokens,
+                temperature=options.temperature,
+                top_p=options.top_p,
+                seed=options.seed,
+                stop=[*stops, *options.stop],
+            )
         latency = time.perf_counter() - started
         choice = out["choices"][0]  # type: ignore[index]
         usage = out.get("usage", {})  # type: ignore[union-attr]
-        token_logprobs = None
-        if choice.get("logprobs"):
-            token_logprobs = [
-                float(x) for x in choice["logprobs"].get("token_logprobs") or [] if x is not None
-            ]
         return ModelReply(
             text=choice.get("text", ""),
             prompt_tokens=int(usage.get("prompt_tokens", len(tokens))),
@@ -187,8 +221,28 @@ class LlamaCppBackend:
             cached_tokens=int(cached),
             latency_s=latency,
             finish_reason=str(choice.get("finish_reason") or ""),
-            logprobs=token_logprobs,
+            logprobs=token_logprobs if options.logprobs else None,
+            restored_tokens=restored,
         )
+
+    def _save_points(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, tokens: list[int]
+    ) -> list[int]:
+        """Where a prefix state is worth saving: the end of the system prompt, of the system prompt with the tools,
+        and of the whole request but its last block (what samples and fault runs of one task share)."""
+        points = [len(tokens) - 1]
+        if messages and messages[0]["role"] == "system":
+            for head_tools in (None, tools):
+                head, _ = self.render(messages[:1], head_tools)
+                head_tokens = self._llm.tokenize(
+                    head.encode("utf-8"), add_bos=self._formatter is None, special=True
+                )
+                points.append(common_prefix(head_tokens, tokens))
+        return points
+
+    def tokens(self, text: str) -> list[int]:
+        """The model's tokens of ``text`` (no BOS, special tokens as text)."""
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def reset(self) -> bool:
         """Empty the KV cache: the next prompt is evaluated from its first token."""
@@ -206,9 +260,11 @@ class LlamaCppBackend:
             "weights_path": self._key.path,
             "n_ctx": self._llm.n_ctx(),
             "n_threads": self._key.n_threads,
+            "prompt_block": PREFIX_BLOCK,
+            "build": installed_build(),
             "chat_format": self._chat_format or "gguf-template",
             "native_tools": self.supports_native_tools,
-            "cpu": platform.processor() or platform.machine(),
+            "cpu": cpu(),
             **self._extra,
         }
 

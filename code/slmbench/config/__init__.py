@@ -13,6 +13,7 @@ from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.config.errors import ConfigError
 from slmbench.config.models import BackendName, ModelSpec, WeightsSpec
 from slmbench.config.parts import (
+    BuildRun,
     ContextComparison,
     EligibilityPlan,
     NullControl,
@@ -30,7 +31,7 @@ from slmbench.vocab import (
 )
 
 __all__ = [
-    "BackendName", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
+    "BackendName", "BuildRun", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
     "ProtocolStudy", "ScaffoldComparison", "ServingComparison", "StudyConfig", "WeightsSpec", "load_config",
     "model_spec", "parse_config",
 ]  # fmt: skip
@@ -77,11 +78,17 @@ class StudyConfig(BaseModel):
     )
     protocol: str = Field(default=LEGACY_NAME, description="the primary protocol (a name in `protocols`)")
     protocol_study: ProtocolStudy | None = None
-    primary_cpu: str | None = Field(
+    build_run: BuildRun | None = Field(
         default=None,
-        description="the kind of CPU whose trials the primary results read, as trials record it (e.g. 'AMD EPYC'):"
-        " of the primary condition's runs, the one on this kind of CPU (greedy replies can differ between kinds)."
-        " None: the original runs, wherever they ran",
+        description="the study's runs on one build, under one rerun label (slmbench.config.parts.BuildRun)",
+    )
+    primary_build: str | None = Field(
+        default=None,
+        description="the build whose trials the primary results read, as tidy names it: a portable build's identity,"
+        " or 'native/<CPU>' for trials from before it (llama.cpp compiled for that kind of CPU). Of the primary"
+        " condition's runs, the first on this build (greedy replies can differ between builds). None: the rule of"
+        " slmbench.run.roles.primary (the portable build with the most primary-condition trials, else the original"
+        " runs)",
     )
     eligibility: EligibilityPlan | None = None
 

@@ -13,6 +13,7 @@ from slmbench.vocab import (
     NAME_PATTERN,
     PROMPT_STYLES,
     EligibilityTask,
+    Perturbation,
     PromptStyle,
     RequantType,
     ScaffoldName,
@@ -109,6 +110,40 @@ class ProtocolStudy(BaseModel):
         if bad or len(set(values)) != len(values):
             raise ValueError(f"rerun labels are distinct lower-case words joined by '-': {values}")
         return values
+
+
+class Sampling(BaseModel):
+    """Samples of every task at a temperature above zero: outcome consistency (pass^k) from ``repeats`` samples."""
+
+    model_config = ConfigDict(extra="forbid")
+    temperature: float = Field(gt=0)
+    repeats: int = Field(ge=2, description="samples of each task")
+    suites: list[Suite] = Field(default_factory=_capability_only)
+
+
+class BuildRun(BaseModel):
+    """The study's runs on one build, kept apart by a rerun label: the primary condition once per task on each
+    suite (at T = 0 on one build a repeat cannot differ), samples above T = 0, each task's perturbations, and
+    protocols that isolate one mechanism each. Sampling and perturbations run for instruction-tuned models."""
+
+    model_config = ConfigDict(extra="forbid")
+    label: str = Field(description="the rerun label of every shard of these runs")
+    suites: list[Suite] = Field(default_factory=_capability_only)
+    repeats: int = Field(default=1, ge=1, description="repeats of each task of the primary condition")
+    sampling: Sampling | None = None
+    perturbations: list[Perturbation] = Field(default_factory=list)
+    perturbation_suites: list[Suite] = Field(default_factory=_capability_only)
+    protocols: list[str] = Field(
+        default_factory=list,
+        description="other protocols (names in `protocols`), each once on the capability suite at the lowest T",
+    )
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, value: str) -> str:
+        if not re.fullmatch(NAME_PATTERN, value):
+            raise ValueError(f"a rerun label is lower-case words joined by '-': {value!r}")
+        return value
 
 
 def _all_tasks() -> list[EligibilityTask]:

@@ -157,6 +157,7 @@ class _Trial:
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
                 cached_tokens=reply.cached_tokens,
+                restored_tokens=reply.restored_tokens,
                 latency_s=round(reply.latency_s, 4),
                 finish_reason=reply.finish_reason,
                 logprobs=reply.logprobs,

@@ -75,7 +75,7 @@ class StudyFacts:
     parser_mode: str
     temperatures: tuple[float, ...]
     repeats: int
-    primary_cpu: str | None
+    primary_build: str | None
     planned: frozenset[Part]
     ran: frozenset[Part]
     cpus: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -233,7 +233,7 @@ def study_facts(
         parser_mode=config.parser_mode,
         temperatures=tuple(float(t) for t in config.temperatures),
         repeats=config.repeats,
-        primary_cpu=config.primary_cpu,
+        primary_build=config.primary_build,
         planned=frozenset(planned),
         ran=frozenset(ran),
         cpus=cpus,

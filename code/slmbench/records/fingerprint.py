@@ -54,6 +54,21 @@ def machine() -> dict[str, str]:
     return {"cpu": cpu, "arch": platform.machine(), "gpu": "none", "python": platform.python_version()}
 
 
+NATIVE_BUILD = "native/"
+"""The build label of a record without a build identity: llama.cpp compiled for the CPU it ran on, named by it."""
+
+
+def build_of(fingerprint: dict[str, Any]) -> str | None:
+    """The build a trial ran on: the identity of the portable build its backend recorded, else ``native/<CPU>``
+    (a record from before the portable build: llama.cpp compiled for that host's own CPU). Trials pair as "the
+    same machine" only within one build."""
+    build = (fingerprint.get("backend") or {}).get("build") or {}
+    if build.get("identity"):
+        return str(build["identity"])
+    cpu = (fingerprint.get("machine") or {}).get("cpu")
+    return None if cpu is None else f"{NATIVE_BUILD}{cpu}"
+
+
 def trial_fingerprint(
     model_id: str, spec: ModelSpec | None, backend_fp: dict[str, Any], temperature: float, seed: int
 ) -> dict[str, Any]:

@@ -47,6 +47,11 @@ class ModelResponse(_Event):
     latency_s: float = 0.0
     finish_reason: str = ""
     logprobs: list[float] | None = None
+    restored_tokens: int = Field(
+        default=0,
+        description="prompt tokens whose state a saved prefix restored instead of evaluating them (a timing, like"
+        " latency_s: the arithmetic is the same either way)",
+    )
     server_text: str | None = Field(
         default=None,
         description="the text the server generated, before its own parser took tool calls out of it (where a"

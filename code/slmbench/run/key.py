@@ -1,11 +1,11 @@
 """A shard's identity, defined once: its file name's stem and the ids of its trials both come from ``ShardKey``.
 
 A shard is every trial of one model on one suite under one condition. Its stem is
-``<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]`` and
-each trial id carries the same tags in the same order
-(``.../<mode>/ctx<N>/p-<protocol>/turns<N>/tok<N>/rerun-<label>/srv-<server>/r<i>``); a tag is left out where the
-shard runs the study's own setting (``_p-`` for ``legacy``, the first dataset's protocol; ``_srv-`` for the model's
-own backend). The null control is the suite ``null_control``: capability tasks rerun, kept apart by their name.
+``<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>][_v-<perturbation>]``
+and each trial id carries the same tags in the same order
+(``.../<mode>/ctx<N>/p-<protocol>/turns<N>/tok<N>/rerun-<label>/srv-<server>/v-<perturbation>/r<i>``); a tag is left
+out where the shard runs the study's own setting (``_p-`` for ``legacy``, the first dataset's protocol; ``_srv-`` for
+the model's own backend; ``_v-`` for the tasks as written). The null control is the suite ``null_control``: capability tasks rerun, kept apart by their name.
 """
 
 from __future__ import annotations
@@ -19,18 +19,23 @@ from slmbench.vocab import (
     NAME_PATTERN,
     NULL_CONTROL,
     PARSER_MODES,
+    PERTURBATIONS,
     SCAFFOLDS,
     SERVERS,
     STUDY_ID,
     SUITES,
     ParserMode,
+    Perturbation,
     ScaffoldName,
     Suite,
 )
 
 NULL_CONTROL_SUITE: Suite = "capability"
 """The task suite the null control reruns tasks of."""
-STEM_FORM = "<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]"
+STEM_FORM = (
+    "<suite>_T<t>_<scaffold>_<mode>[_ctx<N>][_p-<protocol>][_turns<N>][_tok<N>][_rerun-<label>][_srv-<server>]"
+    "[_v-<perturbation>]"
+)
 
 
 def _stem_regex(named: bool) -> str:
@@ -51,6 +56,7 @@ def _stem_regex(named: bool) -> str:
         + f"(?:_tok{group('max_tokens', '[0-9]+')})?"
         + f"(?:_rerun-{group('rerun', NAME_PATTERN)})?"
         + f"(?:_srv-{group('server', '|'.join(SERVERS))})?"
+        + f"(?:_v-{group('perturbation', '|'.join(PERTURBATIONS))})?"
     )
 
 
@@ -65,7 +71,8 @@ class ShardKey:
 
     ``n_ctx``, ``max_turns`` and ``max_tokens`` are None where the shard runs the model's or the study's own
     setting (``slmbench.run.plan.shard_key`` normalises them); ``rerun`` labels a rerun of trials already run;
-    ``server`` names the serving stack the runner starts on the model's GGUF file (None: the model's own backend).
+    ``server`` names the serving stack the runner starts on the model's GGUF file (None: the model's own backend);
+    ``perturbation`` runs every task's perturbed variants instead of the tasks as written.
     """
 
     model: str
@@ -79,6 +86,7 @@ class ShardKey:
     max_tokens: int | None = None
     rerun: str | None = None
     server: str | None = None
+    perturbation: Perturbation | None = None
 
     @property
     def task_suite(self) -> Suite:
@@ -91,7 +99,7 @@ class ShardKey:
 
     def tags(self) -> list[str]:
         """Every setting the shard does not share with the study, in order: ``ctx1024``, ``p-full``,
-        ``turns10``, ``tok512``, ``rerun-2``, ``srv-llama-server`` (joined by ``_`` in the stem and by ``/`` in a
+        ``turns10``, ``tok512``, ``rerun-2``, ``srv-llama-server``, ``v-fault`` (joined by ``_`` in the stem and by ``/`` in a
         trial id)."""
         tags = [] if self.n_ctx is None else [f"ctx{self.n_ctx}"]
         tags += [] if self.protocol == LEGACY_NAME else [f"p-{self.protocol}"]
@@ -99,6 +107,7 @@ class ShardKey:
         tags += [] if self.max_tokens is None else [f"tok{self.max_tokens}"]
         tags += [] if self.rerun is None else [f"rerun-{self.rerun}"]
         tags += [] if self.server is None else [f"srv-{self.server}"]
+        tags += [] if self.perturbation is None else [f"v-{self.perturbation}"]
         return tags
 
     def stem(self) -> str:

@@ -22,7 +22,7 @@ from slmbench.models.resources import ShardResources, shard_resources
 from slmbench.models.weights import weights_path
 from slmbench.run.key import NULL_CONTROL_SUITE, ShardKey
 from slmbench.tasks.loader import task_index
-from slmbench.vocab import NULL_CONTROL, ParserMode, PlanKind, ScaffoldName
+from slmbench.vocab import NULL_CONTROL, ParserMode, Perturbation, PlanKind, ScaffoldName
 
 NULL_CONTROL_TEMPERATURE = 0.0
 """The null control reruns at T=0, where any difference between reruns is noise of the machine."""
@@ -52,6 +52,7 @@ def shard_key(
     max_tokens: int | None = None,
     rerun: str | None = None,
     server: str | None = None,
+    perturbation: Perturbation | None = None,
 ) -> ShardKey:
     """The key of a shard of ``model``: the config's scaffold, mode and protocol where none is given, and a context
     window or limit that equals the model's or the study's own left out of the name.
@@ -74,6 +75,7 @@ def shard_key(
         max_tokens=max_tokens if max_tokens != config.max_tokens else None,
         rerun=rerun,
         server=server,
+        perturbation=perturbation,
     )
     try:
         ShardKey.from_stem(model, key.stem())
@@ -136,6 +138,36 @@ def _parts(config: StudyConfig, model: str) -> Iterator[tuple[PlanKind, ShardKey
             key = shard_key(config, model, suite, t0, server=sv.server)
             yield "serving", key, sv.repeats or repeats, selected_tasks(config, suite)
     yield from _protocol_study(config, model)
+    yield from _build_run(config, model)
+
+
+def _build_run(config: StudyConfig, model: str) -> Iterator[tuple[PlanKind, ShardKey, int, tuple[str, ...]]]:
+    """The shards of ``model`` on one build (``build_run``), all under its rerun label: the primary condition on
+    each suite, then for instruction-tuned models the samples and each perturbation, then each other protocol."""
+    run = config.build_run
+    if run is None:
+        return
+    t0, label, instruct = min(config.temperatures), run.label, config.models[model].instruct
+    for suite in run.suites:
+        for t in config.temperatures:
+            yield (
+                "build_run",
+                shard_key(config, model, suite, t, rerun=label),
+                run.repeats,
+                selected_tasks(config, suite),
+            )
+    if run.sampling is not None and instruct:
+        s = run.sampling
+        for suite in s.suites:
+            key = shard_key(config, model, suite, s.temperature, rerun=label)
+            yield "build_run", key, s.repeats, selected_tasks(config, suite)
+    for perturbation in run.perturbations if instruct else []:
+        for suite in run.perturbation_suites:
+            key = shard_key(config, model, suite, t0, rerun=label, perturbation=perturbation)
+            yield "build_run", key, 1, selected_tasks(config, suite)
+    for protocol in run.protocols:
+        key = shard_key(config, model, "capability", t0, protocol=protocol, rerun=label)
+        yield "build_run", key, 1, selected_tasks(config, "capability")
 
 
 def _protocol_study(

@@ -2,10 +2,13 @@
 comparison (another scaffold, a smaller context window), decided once from config.yaml and the plan.
 
 A trial is *primary* when it ran the study's primary condition (the config's scaffold, parser mode, protocol,
-limits, temperatures and the model's context window, on the model's own backend) in the primary run: the original run, or, where the
-config names a ``primary_cpu``, the run on that kind of CPU (greedy replies can differ between kinds of CPU, so
-every primary result and every comparison with it then reads trials of one kind). A trial is *cpu-primary* when it
-is in the primary condition's first run on its own kind of CPU (a comparison run on another kind pairs with it).
+limits, temperatures and the model's context window, on the model's own backend, tasks as written) in the primary
+run: the first run on the primary build (greedy replies can differ between builds, so every primary result and
+every comparison with it reads trials of one build). The primary build is the config's ``primary_build`` where it
+names one; otherwise, by a fixed rule, the portable build with the most trials of the primary condition (ties: the
+first identity in sort order); where no trial ran on a portable build, the original runs. A trial is
+*cpu-primary* when it is in the primary condition's first run on its own build (a comparison run on another build
+pairs with it). A build is a portable build's identity, or ``native/<CPU>`` for a trial from before it.
 A trial's *comparison* is the
 part of the plan its shard belongs to (``scaffold``, ``context`` or ``serving``), so a comparison pairs exactly the
 shards the config planned for it, whatever protocol they name.
@@ -18,12 +21,13 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
-from slmbench.config import StudyConfig
+from slmbench.config import ConfigError, StudyConfig
+from slmbench.records.fingerprint import NATIVE_BUILD
 from slmbench.run.plan import plan_shards
 from slmbench.vocab import COMPARISON_KINDS
 
 INPUT_COLUMNS = ["model", "suite", "temperature", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
-                 "max_tokens", "rerun", "server", "cpu", "source_file"]  # fmt: skip
+                 "max_tokens", "rerun", "server", "build", "perturbation", "source_file"]  # fmt: skip
 """The trial columns the roles are decided from."""
 _RUN = ["model", "suite", "temperature"]
 """What one run of the primary condition covers: one model's suite at one temperature."""
@@ -39,6 +43,9 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     )
     temperature = frame["temperature"].astype(float).isin([float(t) for t in config.temperatures])
     own_backend = frame["server"].isna() if "server" in frame else pd.Series(True, index=frame.index)
+    as_written = (
+        frame["perturbation"].isna() if "perturbation" in frame else pd.Series(True, index=frame.index)
+    )
     return (
         (frame["scaffold"] == config.scaffold)
         & (frame["parser_mode"] == config.parser_mode)
@@ -47,35 +54,67 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         & same_limits
         & temperature
         & own_backend
+        & as_written
     )
 
 
+def builds(frame: pd.DataFrame) -> pd.Series:
+    """Each trial's build: the ``build`` column, or for a table tidied before it existed ``native/<cpu>``."""
+    if "build" in frame:
+        return frame["build"].astype(object)
+    return (NATIVE_BUILD + frame["cpu"].astype(object)).where(frame["cpu"].notna(), None)
+
+
+def primary_build(frame: pd.DataFrame, config: StudyConfig, condition: pd.Series) -> str | None:
+    """The build the primary results read: the configured one, else the portable build with the most trials of
+    the primary condition (ties: the first identity in sort order), else None (the original runs).
+
+    Raises:
+        ConfigError: a configured ``primary_build`` that no trial of the primary condition ran on (one line).
+    """
+    recorded = builds(frame)[condition].dropna().astype(str)
+    if config.primary_build is not None:
+        if len(recorded) and config.primary_build not in set(recorded):
+            found = ", ".join(sorted(set(recorded)))
+            raise ConfigError(
+                f"config.yaml: primary_build: no trial of the primary condition ran on {config.primary_build!r} "
+                f"(builds recorded: {found}); name one of them or remove the field"
+            )
+        return config.primary_build
+    portable = recorded[~recorded.str.startswith(NATIVE_BUILD)]
+    if portable.empty:
+        return None
+    counts = portable.value_counts()
+    return str(sorted(counts[counts == counts.max()].index)[0])
+
+
 def primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
-    """Whether each trial is one of the primary results: the primary condition in the primary run (the original
-    run; with ``primary_cpu``, the run on that kind of CPU: the original if it ran there, else the first rerun
-    that did, by label)."""
+    """Whether each trial is one of the primary results: the primary condition in the primary run (the first run
+    on the primary build, ``primary_build``; without one, the original run)."""
     condition = primary_condition(frame, config)
-    if config.primary_cpu is None:
+    build = primary_build(frame, config, condition)
+    if build is None:
         return condition & frame["rerun"].isna()
-    return first_run_on_cpu(frame, condition & (frame["cpu"] == config.primary_cpu))
+    return first_run_on_build(frame, condition & (builds(frame) == build))
 
 
 def cpu_primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
-    """Whether each trial is in the primary condition's first run on its own kind of CPU: the in-process side
-    that a comparison run on another kind of CPU than ``primary_cpu`` pairs with (the serving comparison), so
-    that no pair crosses kinds of CPU. On the primary kind of CPU it is the primary run."""
-    return first_run_on_cpu(frame, primary_condition(frame, config))
+    """Whether each trial is in the primary condition's first run on its own build: the in-process side that a
+    comparison run on another build than the primary one pairs with (the serving comparison), so that no pair
+    crosses builds. On the primary build it is the primary run."""
+    return first_run_on_build(frame, primary_condition(frame, config))
 
 
-def first_run_on_cpu(frame: pd.DataFrame, condition: pd.Series) -> pd.Series:
-    """Of the trials where ``condition`` holds, those of the first run on their kind of CPU, per model, suite
-    and temperature: the original run if it ran there, else the first rerun, by label."""
+def first_run_on_build(frame: pd.DataFrame, condition: pd.Series) -> pd.Series:
+    """Of the trials where ``condition`` holds, those of the first run on their build, per model, suite and
+    temperature: the original run if it ran there, else the first rerun, by label."""
     original = frame["rerun"].isna()
     label = frame["rerun"].astype(object).where(~original, "")  # the original run sorts first
     chosen = pd.Series(False, index=frame.index)
     if condition.any():
-        keys = [*_RUN, "cpu"]
-        runs = frame.loc[condition, keys].astype(object).assign(label=label[condition].astype(str))
+        keys = [*_RUN, "build"]
+        runs = frame.loc[condition, _RUN].astype(object).assign(build=builds(frame)[condition])
+        runs = runs.assign(label=label[condition].astype(str))
         first = runs.groupby(keys, sort=False, dropna=False, observed=True)["label"].transform("min")
         chosen.loc[condition] = (runs["label"] == first).to_numpy()
     return condition & chosen

@@ -98,7 +98,7 @@ def trials(run: ShardRun) -> list[TrialSpec]:
         if unknown:
             raise ValueError(f"unknown task id(s) for suite {run.key.task_suite}: {sorted(unknown)}")
         tasks = [t for t in tasks if t.id in chosen]
-    return [trial for task in tasks for trial in trial_plan(task, run.shard.repeats)]
+    return [trial for task in tasks for trial in trial_plan(task, run.shard.repeats, run.key.perturbation)]
 
 
 def trial_id(run: ShardRun, trial: TrialSpec) -> str:
@@ -162,6 +162,7 @@ def build_record(
                 "max_tokens": shard.max_tokens,
                 **({"n_ctx": key.n_ctx} if key.n_ctx else {}),
                 **({"rerun": key.rerun} if key.rerun else {}),
+                **({"perturbation": key.perturbation} if key.perturbation else {}),
                 "protocol": {"name": key.protocol, **shard.conditions.as_dict()},
                 **({"kv_reset": run.kv_reset} if run.kv_reset is not None else {}),
                 "concurrency": shard.concurrency,
@@ -209,6 +210,7 @@ def run_shard(
                 max_tokens=shard.max_tokens,
                 temperature=key.temperature,
                 seed=seed,
+                logprobs=True,
                 protocol=shard.conditions,
             )
             started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from slmbench.tasks.schema import REPHRASING_KEYS, Task
 from slmbench.tools.faults import FaultSpec
-from slmbench.vocab import FAULT_KINDS, ORIGINAL_VARIANT
+from slmbench.vocab import FAULT_KINDS, ORIGINAL_VARIANT, Perturbation
 
 
 @dataclass(frozen=True)
@@ -34,17 +34,42 @@ def variants(task: Task) -> list[tuple[str, str, tuple[FaultSpec, ...]]]:
     return out
 
 
-def trial_plan(task: Task, repeats: int | None = None) -> list[TrialSpec]:
+def fault_tool(task: Task) -> str | None:
+    """The tool a fault perturbation hits: the first tool the task's reference solution calls (None: a task
+    solved without a call, which a fault cannot perturb)."""
+    return task.solution.calls[0].name if task.solution.calls else None
+
+
+def perturbed_variants(
+    task: Task, perturbation: Perturbation
+) -> list[tuple[str, str, tuple[FaultSpec, ...]]]:
+    """The task's variants under a perturbation: ``paraphrase-<i>`` for each of its paraphrases, or
+    ``fault_<kind>`` for each fault kind injected once into ``fault_tool`` (none for a task it cannot perturb)."""
+    if perturbation == "paraphrase":
+        from slmbench.tasks.paraphrases import paraphrases
+
+        return [(f"paraphrase-{i}", text, ()) for i, text in enumerate(paraphrases(task.id), start=1)]
+    tool = fault_tool(task)
+    if tool is None:
+        return []
+    return [(f"fault_{kind}", task.instruction, (FaultSpec(tool, kind, 1),)) for kind in FAULT_KINDS]
+
+
+def trial_plan(
+    task: Task, repeats: int | None = None, perturbation: Perturbation | None = None
+) -> list[TrialSpec]:
     """Every trial of ``task`` in a fixed order: variant by variant, then repeat by repeat.
 
     Consistency tasks always run ``task.repeats`` times (repeating is what they measure); every other task
-    runs each variant ``repeats`` times, defaulting to ``task.repeats``.
+    runs each variant ``repeats`` times, defaulting to ``task.repeats``. Under a ``perturbation`` the variants are
+    the perturbed ones (``perturbed_variants``) instead of the task's own.
     """
     if repeats is not None and repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     n = task.repeats if task.dimension == "consistency" or repeats is None else repeats
+    chosen = variants(task) if perturbation is None else perturbed_variants(task, perturbation)
     return [
         TrialSpec(task=task, variant=name, instruction=instruction, faults=faults, repeat=r)
-        for name, instruction, faults in variants(task)
+        for name, instruction, faults in chosen
         for r in range(n)
     ]

@@ -62,7 +62,9 @@ RECORD_COLUMNS = [
     "criteria",
     "transcript_sha256",
     "cpu",
+    "build",
     "rerun",
+    "perturbation",
     "first_request_sha256",
     "first_reply_sha256",
     *SERVED_COLUMNS,
@@ -94,7 +96,7 @@ million trials ``criteria`` alone was 476 MB of the 1.1 GB table, copied twice b
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id", "cpu", "rerun", "server")  # fmt: skip
+                    "task_id", "cpu", "build", "rerun", "perturbation", "server")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
 EVENT_COLUMNS = [

@@ -8,6 +8,7 @@ from typing import Any
 
 from slmbench.harness.served import trial_calls
 from slmbench.records import schema as rec
+from slmbench.records.fingerprint import build_of
 from slmbench.tasks.loader import task_index
 from slmbench.tidy.columns import EVENT_TYPES, SERVED_COLUMNS
 from slmbench.tidy.judge import rejudge
@@ -77,7 +78,9 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "criteria": json.dumps(scored.check.criteria, sort_keys=True, default=str) if scored.check else None,
         "transcript_sha256": transcript_sha256(responses),
         "cpu": (record.fingerprint.get("machine") or {}).get("cpu"),
+        "build": build_of(record.fingerprint),
         "rerun": settings.get("rerun"),
+        "perturbation": settings.get("perturbation"),
         **first_exchange(record),
         **served_calls(record),
     }

@@ -127,7 +127,7 @@ def _eligibility_text(numbers: dict[str, str], tmp_path: Path, template: str) ->
     model = ModelFacts("m", "m", 0.5, True, "llamacpp", True)
     facts = StudyFacts(
         models=(model,), suites=("capability",), protocol="full", scaffold="native", parser_mode="repaired",
-        temperatures=(0.0,), repeats=1, primary_cpu=None, planned=frozenset({"capability", "eligibility"}),
+        temperatures=(0.0,), repeats=1, primary_build=None, planned=frozenset({"capability", "eligibility"}),
         ran=frozenset({"capability", "eligibility"}), eligibility_tasks=tuple(ELIGIBILITY_TASKS),
     )  # fmt: skip
     names = {"eligibility_margin_vs_size", "eligibility_margin_vs_quant", "cascade_cost_accuracy"}

@@ -23,7 +23,7 @@ def facts(ran: frozenset[str] = frozenset({"capability"})) -> StudyFacts:
         parser_mode="repaired",
         temperatures=(0.0,),
         repeats=1,
-        primary_cpu=None,
+        primary_build=None,
         planned=frozenset({"capability", "reliability"}),
         ran=ran,  # type: ignore[arg-type]
     )

@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
-from slmbench.config import StudyConfig, load_config, parse_config
+from slmbench.config import ConfigError, StudyConfig, load_config, parse_config
 from slmbench.run.key import ShardKey
 from slmbench.run.roles import comparison, cpu_primary, primary
 
@@ -27,6 +28,7 @@ def trial(stem: str, model: str = "smollm2-135m", cpu: str = "AMD EPYC") -> dict
         "model": model, "suite": key.suite, "temperature": key.temperature, "scaffold": key.scaffold,
         "parser_mode": key.mode, "protocol": key.protocol, "n_ctx": key.n_ctx, "max_turns": key.max_turns,
         "max_tokens": key.max_tokens, "rerun": key.rerun, "server": key.server, "cpu": cpu,
+        "build": cpu if cpu is None or not cpu[0].isupper() else f"native/{cpu}", "perturbation": key.perturbation,
         "source_file": f"data/raw/slmbench/{model}/{stem}.jsonl",
     }  # fmt: skip
 
@@ -51,7 +53,7 @@ def frame() -> pd.DataFrame:
 
 
 def test_with_a_primary_cpu_the_primary_run_is_the_one_on_that_kind_of_cpu() -> None:
-    got = primary(frame(), config_with(primary_cpu="AMD EPYC"))
+    got = primary(frame(), config_with(primary_build="native/AMD EPYC"))
     assert sorted(got[got].index) == [
         "capability_T0_native_repaired_p-full_rerun-2",  # the full protocol's run on AMD: a rerun
         "null_control_T0_native_repaired_p-full",
@@ -60,7 +62,7 @@ def test_with_a_primary_cpu_the_primary_run_is_the_one_on_that_kind_of_cpu() -> 
 
 
 def test_without_a_primary_cpu_the_original_runs_at_the_study_temperatures_are_primary() -> None:
-    got = primary(frame(), config_with(primary_cpu=None))
+    got = primary(frame(), config_with(primary_build=None))
     assert sorted(got[got].index) == [
         "capability_T0_native_repaired_p-full",  # T0.7 is the sweep's, turns10 a limit's, rerun-2 a rerun
         "null_control_T0_native_repaired_p-full",
@@ -71,7 +73,7 @@ def test_without_a_primary_cpu_the_original_runs_at_the_study_temperatures_are_p
 def test_the_cpu_primary_run_is_the_first_run_of_the_primary_condition_on_each_kind_of_cpu() -> None:
     """On the primary kind it is the primary run; on another kind, that kind's first run (here the original run
     on Intel); a served trial never, since it did not run on the model's own backend."""
-    config = config_with(primary_cpu="AMD EPYC")
+    config = config_with(primary_build="native/AMD EPYC")
     got = cpu_primary(frame(), config)
     assert got[got].index.tolist() == [
         "capability_T0_native_repaired_p-full",
@@ -90,8 +92,28 @@ def test_an_original_run_on_the_primary_cpu_comes_before_its_reruns() -> None:
             trial("capability_T0_native_repaired_p-full_rerun-3", cpu="Intel Xeon"),
         ]
     )
-    assert primary(df, config_with(primary_cpu="AMD EPYC")).tolist() == [True, False, False]
-    assert primary(df, config_with(primary_cpu="Apple M2")).tolist() == [False, False, False]
+    assert primary(df, config_with(primary_build="native/AMD EPYC")).tolist() == [True, False, False]
+    with pytest.raises(
+        ConfigError,
+        match=r"^config.yaml: primary_build: no trial of the primary condition ran on "
+        r"'native/Apple M2' \(builds recorded: native/AMD EPYC, native/Intel Xeon\)",
+    ):
+        primary(df, config_with(primary_build="native/Apple M2"))
+
+
+def test_without_a_configured_build_the_portable_build_with_most_primary_trials_is_primary() -> None:
+    """The stated rule: a portable build (an identity) before native ones; the most trials of the primary
+    condition; its first run (here the rerun labelled portable)."""
+    df = pd.DataFrame(
+        [
+            trial("capability_T0_native_repaired_p-full"),
+            trial("capability_T0_native_repaired_p-full_rerun-portable", cpu="0123456789abcdef"),
+            trial("reliability_T0_native_repaired_p-full_rerun-portable", cpu="0123456789abcdef"),
+            trial("capability_T0_native_repaired_p-full_rerun-other", cpu="fedcba9876543210"),
+            trial("capability_T0_native_repaired_p-full_v-fault", cpu="0123456789abcdef"),
+        ]
+    )
+    assert primary(df, config_with(primary_build=None)).tolist() == [False, True, True, False, False]
 
 
 def test_a_comparison_is_the_part_of_the_plan_its_shard_belongs_to() -> None:
@@ -107,8 +129,8 @@ def test_a_comparison_is_the_part_of_the_plan_its_shard_belongs_to() -> None:
 def test_a_served_trial_is_never_primary() -> None:
     """It runs the primary condition, but behind a server: one side of the serving comparison only."""
     config = config_with(serving_comparison={"models": ["smollm2-135m"]})
-    for cpu in ("AMD EPYC", None):
-        assert not primary(frame(), config_with(primary_cpu=cpu))[
+    for build in ("native/AMD EPYC", None):
+        assert not primary(frame(), config_with(primary_build=build))[
             "capability_T0_native_repaired_p-full_srv-llama-server"
         ]
     assert primary(frame().drop(columns="server"), config).sum() == primary(frame(), config).sum()

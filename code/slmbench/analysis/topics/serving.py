@@ -58,10 +58,10 @@ def in_process_rows(trials: pd.DataFrame, served: pd.DataFrame) -> tuple[pd.Data
     select: dict[str, Any] = {"study": STUDY, "cpu_primary": True}
     if served.empty or "cpu_primary" not in trials.columns:
         return trials.iloc[0:0], select
-    ran = set(zip(served["model"].astype(str), served["cpu"].astype(str), strict=True))
+    ran = set(zip(served["model"].astype(str), served["build"].astype(str), strict=True))
     ours = trials[(trials["study"] == STUDY) & trials["cpu_primary"].fillna(False).astype(bool)]
     where = pd.Series(
-        list(zip(ours["model"].astype(str), ours["cpu"].astype(str), strict=True)), index=ours.index
+        list(zip(ours["model"].astype(str), ours["build"].astype(str), strict=True)), index=ours.index
     )
     return ours[where.isin(ran)], select
 
