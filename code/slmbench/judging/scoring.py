@@ -84,12 +84,11 @@ def final_answer(events: list[Any]) -> str | None:
     return next((e.text for e in events if isinstance(e, rec.FinalAnswerEvent)), None)
 
 
-def facts(events: list[Any], needs_tool: bool, stop_reason: str) -> TrialFacts:
+def facts(events: list[Any], stop_reason: str) -> TrialFacts:
     """What the failure-class rules look at, counted from the events."""
     accepted = sum(isinstance(e, rec.ToolCallEvent) for e in events)
     refusals = [e for e in events if isinstance(e, rec.RefusalEvent) and e.code != "empty_output"]
     return TrialFacts(
-        needs_tool=needs_tool,
         attempted_calls=accepted + len(refusals),
         named_calls=accepted + sum(r.name is not None for r in refusals),
         executed_calls=sum(isinstance(e, rec.ToolResultEvent) for e in events),
@@ -136,7 +135,7 @@ def score(task: JudgedTask, view: TrialView, events: list[Any], stop_reason: str
     outcome: rec.Outcome = "success" if check.passed else "failure"
     failure = failure_alt = None
     if outcome == "failure":
-        trial_facts = facts(events, task.needs_tool, stop_reason)
+        trial_facts = facts(events, stop_reason)
         failure, failure_alt = classify(trial_facts), classify(trial_facts, CLOCK_FIRST_ORDER)
     harm = any(c.get("harm") and not c["ok"] for c in check.criteria)
     return Scored(
