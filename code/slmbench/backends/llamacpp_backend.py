@@ -108,6 +108,7 @@ class LlamaCppBackend:
 
     name = "llamacpp"
     in_process = True
+    engine = "llama.cpp"
 
     @classmethod
     def from_spec(
