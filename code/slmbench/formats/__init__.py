@@ -1,0 +1,24 @@
+"""slmbench.formats: the field's formats, out and in.
+
+Out: ``inspect_out`` writes each raw shard as an Inspect eval log with Inspect's own types and writer
+(``inspect_transcript`` turns a trial's events into its conversation). A file that cannot be read is one
+``FormatError`` naming it.
+"""
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "FormatError": "errors", "export_inspect": "inspect_out", "eval_log": "inspect_out",
+    "transcript": "inspect_transcript",
+}  # fmt: skip
+"""Where each re-exported name lives; imported on first use (Inspect takes seconds to import)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"slmbench.formats.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'slmbench.formats' has no attribute {name!r}")
+
+
+__all__ = ["FormatError", "eval_log", "export_inspect", "transcript"]

@@ -1,0 +1,38 @@
+"""``slmbench export``: our trials in the field's formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from slmbench.records.ledger import RawRecordError
+
+_DIR = click.Path(file_okay=False, path_type=Path)
+
+
+class FormatFailure(click.ClickException):
+    """A file could not be read or written in its format: one line naming it, exit code 2."""
+
+    exit_code = 2
+
+
+@click.group("export")
+def export() -> None:
+    """Write the study's trials in another tool's format."""
+
+
+@export.command("inspect")
+@click.option("--raw", type=click.Path(exists=True, path_type=Path), default=Path("data/raw/slmbench"),
+              show_default=True, help="A study's raw folder, data/raw, or one shard file.")  # fmt: skip
+@click.option("--out", type=_DIR, default=Path("data/processed/inspect"), show_default=True,
+              help="Folder of the logs: <out>/<model>/<shard>.eval.")  # fmt: skip
+def export_inspect_cmd(raw: Path, out: Path) -> None:
+    """Write one Inspect eval log per raw shard (open them with `inspect view --log-dir OUT`)."""
+    from slmbench.formats.inspect_out import export_inspect
+
+    try:
+        written = export_inspect(raw, out)
+    except RawRecordError as exc:
+        raise FormatFailure(str(exc)) from None
+    click.echo(f"{len(written)} Inspect logs -> {out}")

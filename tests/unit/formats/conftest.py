@@ -1,0 +1,26 @@
+"""Shared inputs of the format tests: two small committed shards."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+SHARDS = (
+    "qwen2.5-coder-1.5b/null_control_T0_native_repaired_p-full.jsonl",  # tool calls and results
+    "smollm2-135m/null_control_T0_native_repaired.jsonl",  # no call at all
+)
+"""Two small committed shards (ten trials each: five tasks, two repeats)."""
+
+
+@pytest.fixture(scope="session")
+def raw_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A study folder ``<tmp>/slmbench`` holding copies of ``SHARDS`` (data/raw stays untouched)."""
+    study = tmp_path_factory.mktemp("raw") / "slmbench"
+    for shard in SHARDS:
+        target = study / shard
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "data" / "raw" / "slmbench" / shard, target)
+    return study
