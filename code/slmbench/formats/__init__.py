@@ -1,8 +1,9 @@
 """slmbench.formats: the field's formats, out and in.
 
 Out: ``inspect_out`` writes each raw shard as an Inspect eval log with Inspect's own types and writer
-(``inspect_transcript`` turns a trial's events into its conversation). A file that cannot be read is one
-``FormatError`` naming it.
+(``inspect_transcript`` turns a trial's events into its conversation); ``eee_out`` writes the study's results and
+trials in Every Eval Ever's schema (``eee_instances`` the trials), checked by that package's validator. A file that
+cannot be read or written is one ``FormatError`` naming it.
 """
 
 import importlib
@@ -10,7 +11,7 @@ from typing import Any
 
 _EXPORTS: dict[str, str] = {
     "FormatError": "errors", "export_inspect": "inspect_out", "eval_log": "inspect_out",
-    "transcript": "inspect_transcript",
+    "export_eee": "eee_out", "transcript": "inspect_transcript",
 }  # fmt: skip
 """Where each re-exported name lives; imported on first use (Inspect takes seconds to import)."""
 
@@ -21,4 +22,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'slmbench.formats' has no attribute {name!r}")
 
 
-__all__ = ["FormatError", "eval_log", "export_inspect", "transcript"]
+__all__ = ["FormatError", "eval_log", "export_eee", "export_inspect", "transcript"]

@@ -36,3 +36,26 @@ def export_inspect_cmd(raw: Path, out: Path) -> None:
     except RawRecordError as exc:
         raise FormatFailure(str(exc)) from None
     click.echo(f"{len(written)} Inspect logs -> {out}")
+
+
+@export.command("eee")
+@click.option("--raw", type=click.Path(exists=True, path_type=Path), default=Path("data/raw/slmbench"),
+              show_default=True, help="A study's raw folder, data/raw, or one shard file.")  # fmt: skip
+@click.option("--out", type=_DIR, default=Path("data/processed/eee"), show_default=True,
+              help="Datastore root: <out>/data/<benchmark>/<developer>/<model>/<uuid>.json (+ _samples.jsonl).")  # fmt: skip
+@click.option("--developer", "developers", multiple=True, metavar="MODEL=ORG",
+              help="The publisher of a model's weights where Every Eval Ever's table does not know it.")  # fmt: skip
+def export_eee_cmd(raw: Path, out: Path, developers: tuple[str, ...]) -> None:
+    """Write the study's results and trials in Every Eval Ever's schema, checked by its validator."""
+    from slmbench.formats.eee_out import export_eee
+    from slmbench.formats.errors import FormatError
+
+    named = dict(d.split("=", 1) for d in developers if "=" in d)
+    bad = [d for d in developers if "=" not in d]
+    if bad:
+        raise click.BadParameter(f"expected MODEL=ORG, got {bad[0]!r}", param_hint="--developer")
+    try:
+        written = export_eee(raw, out, named)
+    except (RawRecordError, FormatError) as exc:
+        raise FormatFailure(str(exc)) from None
+    click.echo(f"{len(written)} Every Eval Ever files -> {out}")
