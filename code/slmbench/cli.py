@@ -17,6 +17,7 @@ _COMMANDS: dict[str, str] = {
     "control": "slmbench.run.control:control",
     "tidy": "slmbench.tidy.cli:tidy",
     "import-external": "slmbench.importers.cli:import_external",
+    "import": "slmbench.formats.cli:import_",
     "export": "slmbench.formats.cli:export",
     "analyze": "slmbench.analysis.cli:analyze",
     "analyze-trials": "slmbench.analysis.cli:analyze_trials",

@@ -1,4 +1,4 @@
-"""``slmbench export``: our trials in the field's formats."""
+"""``slmbench export`` (our trials in the field's formats) and ``slmbench import`` (other tools' logs as ours)."""
 
 from __future__ import annotations
 
@@ -59,3 +59,26 @@ def export_eee_cmd(raw: Path, out: Path, developers: tuple[str, ...]) -> None:
     except (RawRecordError, FormatError) as exc:
         raise FormatFailure(str(exc)) from None
     click.echo(f"{len(written)} Every Eval Ever files -> {out}")
+
+
+@click.group("import")
+def import_() -> None:
+    """Turn other tools' logs into the records of an imported study."""
+
+
+@import_.command("inspect")
+@click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=_DIR, required=True, help="The imported study's folder: data/raw/<study>.")
+@click.option(
+    "--scorer", default=None, help="The scorer whose scores are the outcomes (default: the log's first)."
+)
+def import_inspect_cmd(logs: tuple[Path, ...], out: Path, scorer: str | None) -> None:
+    """Import the samples of Inspect eval LOGS (one trial per sample and epoch) into OUT."""
+    from slmbench.formats.errors import FormatError
+    from slmbench.formats.inspect_in import import_inspect
+
+    try:
+        written = import_inspect(logs, out, scorer)
+    except FormatError as exc:
+        raise FormatFailure(str(exc)) from None
+    click.echo(f"{sum(written.values())} trials of {len(logs)} logs -> {len(written)} shards in {out}")

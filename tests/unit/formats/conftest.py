@@ -1,4 +1,4 @@
-"""Shared inputs of the format tests: two small committed shards."""
+"""Shared inputs of the format tests: two small committed shards, and Inspect logs Inspect writes here."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.fixtures.inspect_logs import write_logs
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARDS = (
@@ -24,3 +25,9 @@ def raw_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "data" / "raw" / "slmbench" / shard, target)
     return study
+
+
+@pytest.fixture(scope="session")
+def inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Logs of the tiny tool task that Inspect wrote with its mock model, as ``strong`` and ``weak``."""
+    return write_logs(tmp_path_factory.mktemp("inspect_logs"))
