@@ -18,6 +18,8 @@ _COMMANDS: dict[str, str] = {
     "determinism": "slmbench.run.determinism_cli:determinism",
     "tidy": "slmbench.tidy.cli:tidy",
     "import-external": "slmbench.importers.cli:import_external",
+    "import": "slmbench.formats.cli:import_",
+    "export": "slmbench.formats.cli:export",
     "analyze": "slmbench.analysis.cli:analyze",
     "analyze-trials": "slmbench.analysis.cli:analyze_trials",
     "macros": "slmbench.analysis.cli:macros",

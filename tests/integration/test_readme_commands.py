@@ -1,8 +1,8 @@
 """Every command README.md and docs/ show works as written in this checkout.
 
 Each command of every ``bash`` block is checked the cheapest way that still catches a wrong line: Make and
-Snakemake targets by a dry run (every target, rule, file and option resolves), ``slmbench`` subcommands by
-their options (each one given is an option of that subcommand), scripts by their existence and, for Python
+Snakemake targets by a dry run (every target, rule, file and option resolves), ``slmbench`` subcommands (and
+those of Inspect's ``inspect``) by their options (each one given is an option of that subcommand), scripts by their existence and, for Python
 scripts, by the options their ``--help`` lists, ``pytest`` by the test files named, shell scripts by the action
 their ``case`` handles, other programs by being installed, llama.cpp's server by its cached path (the one ``make llama-server`` builds) and, once built, by the options its ``--help`` lists. A command that no rule covers fails the test, so a
 new line needs one. Commands that load a model or run for long (``slmbench run``, the benchmarks) are checked
@@ -104,19 +104,31 @@ def _options(words: list[str]) -> list[str]:
     return [w.split("=", 1)[0] for w in words if w.startswith("--")]
 
 
-def _check_slmbench(args: list[str]) -> None:
-    """The subcommand chain resolves and every option given is one of the last command's options."""
-    command: click.Command = slmbench_cli
-    ctx = click.Context(command, info_name="slmbench")
+def _check_cli(root: click.Command, name: str, args: list[str]) -> None:
+    """The subcommand chain of a click program resolves and every option given is one of the last command's."""
+    command = root
+    ctx = click.Context(command, info_name=name)
     rest = list(args)
     while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
         sub = command.get_command(ctx, rest[0])
-        assert sub is not None, f"slmbench has no subcommand {rest[0]!r}"
+        assert sub is not None, f"{name} has no subcommand {rest[0]!r}"
         command, rest = sub, rest[1:]
         ctx = click.Context(command, info_name=command.name, parent=ctx)
     known = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)} | {"--help"}
     unknown = [o for o in _options(rest) if o not in known]
-    assert not unknown, f"slmbench {command.name}: unknown options {unknown}"
+    assert not unknown, f"{name} {command.name}: unknown options {unknown}"
+
+
+def _check_slmbench(args: list[str]) -> None:
+    """The subcommand chain resolves and every option given is one of the last command's options."""
+    _check_cli(slmbench_cli, "slmbench", args)
+
+
+def _check_inspect(args: list[str]) -> None:
+    """Inspect's own command line (``inspect-ai``, pinned in the lock), checked as ``slmbench``'s is."""
+    from inspect_ai._cli.main import inspect as inspect_cli
+
+    _check_cli(inspect_cli, "inspect", args)
 
 
 def _run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
@@ -217,6 +229,8 @@ def check(words: list[str]) -> None:
         _check_snakemake(args)
     elif name == "slmbench" and program.endswith(".venv/bin/slmbench"):
         _check_slmbench(args)
+    elif name == "inspect" and program.endswith(".venv/bin/inspect"):
+        _check_inspect(args)
     elif name == "python" and program.endswith(".venv/bin/python"):
         _check_python(args)
     elif name in ("ruff", "mypy") and program.startswith(".venv/bin/"):
@@ -310,6 +324,8 @@ def test_a_bare_program_name_is_refused() -> None:
         check(["slmbench", "run", "--model", "m"])
     with pytest.raises(AssertionError, match="unknown options"):
         check([".venv/bin/slmbench", "run", "--no-such-option"])
+    with pytest.raises(AssertionError, match="unknown options"):
+        check([".venv/bin/inspect", "view", "--no-such-option"])
     with pytest.raises(AssertionError, match="-n failed"):
         check([".venv/bin/snakemake", "no_such_target", "--cores", "1"])
     with pytest.raises(AssertionError, match="no action"):

@@ -2,7 +2,8 @@
 
 Bottom to top: the vocabulary (and how registries are declared); the config; the seams (backends, tools); the
 record format; judging; the tasks (written in judging's criteria); models; the harness; running trials into
-records; the data stages (tidy, importers, eligibility); the analysis; figures; the site; the command line. A layer is a list of top-level
+records; the data stages (tidy, importers, eligibility); the analysis; the field's formats (exports
+report the analysis's intervals); figures; the site; the command line. A layer is a list of top-level
 folders and modules of the package, and nothing is exempt: a package's command-line module sits in its layer like
 any other module. Figures read the analysis only through what its topics write. Every import counts, those inside
 functions included, and modules named in strings to be imported by name.
@@ -28,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("slmbench.run",),
     ("slmbench.tidy", "slmbench.importers", "slmbench.eligibility"),
     ("slmbench.analysis",),
+    ("slmbench.formats",),
     ("slmbench.figures",),
     ("slmbench.site", "slmbench.paper"),
     ("slmbench.cli", "slmbench.__main__"),

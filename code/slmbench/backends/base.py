@@ -101,6 +101,8 @@ class BackendClass(Protocol):
     in_process: bool
     """Whether the model runs inside this process (one trial at a time) rather than in a server (``concurrency``
     trials at once)."""
+    engine: str
+    """The inference engine that produces the replies, as other tools name it (``llama.cpp``, ``Ollama``)."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Backend:
         """Construct a backend from explicit arguments (tests and tools)."""

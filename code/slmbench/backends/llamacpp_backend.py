@@ -129,6 +129,7 @@ class LlamaCppBackend:
 
     name = "llamacpp"
     in_process = True
+    engine = "llama.cpp"
 
     @classmethod
     def from_spec(

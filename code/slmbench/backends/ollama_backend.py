@@ -62,6 +62,7 @@ class OllamaBackend:
     name = "ollama"
     supports_native_tools = True  # the chat API takes ``tools=`` and returns ``tool_calls``
     in_process = False
+    engine = "Ollama"
 
     @classmethod
     def from_spec(

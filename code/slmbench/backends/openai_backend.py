@@ -93,6 +93,7 @@ class OpenAIBackend:
 
     name = "openai"
     in_process = False
+    engine = "OpenAI-compatible server"
 
     @classmethod
     def from_spec(

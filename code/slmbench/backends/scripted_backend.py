@@ -19,6 +19,7 @@ class ScriptedBackend:
     name = "scripted"
     supports_native_tools = False
     in_process = True
+    engine = "scripted replies"
 
     @classmethod
     def from_spec(

@@ -32,7 +32,8 @@ from slmbench.tools.registry import build_tools
 CHECKS_VERSION = "2"
 """Version of the judging rules (checks, task-level rules, failure classes); bump on any change of meaning."""
 
-StateSource = Literal["record", "replay", "not_needed", "unavailable"]
+StateSource = Literal["record", "replay", "not_needed", "unavailable", "imported"]
+"""Where the tools' end state for the check came from (``imported``: another tool judged the trial)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,22 @@ def score(task: JudgedTask, view: TrialView, events: list[Any], stop_reason: str
 
 def _needs_state(task: JudgedTask) -> bool:
     return any(c.kind == "state" for c in task.check)
+
+
+def as_recorded(record: rec.TrialRecord) -> Scored:
+    """The verdict a record of an imported study was written with: another tool ran and judged the trial, and our
+    checks know only our tasks. Harm and refusal are unknown; the record is not judged again."""
+    return Scored(
+        record.check,
+        record.outcome,
+        record.failure_class,
+        record.failure_class_clock_first,
+        None,
+        None,
+        False,
+        "imported",
+        "",
+    )
 
 
 def rescore_record(record: rec.TrialRecord, task: JudgedTask) -> Scored:

@@ -1,4 +1,5 @@
-"""Per-trial transcripts for the site: the raw record as written, the verdict tidy reached, the task as posed.
+"""Per-trial transcripts for the site: the raw record as written, the verdict tidy reached, the task as posed (for a
+record of an imported study, as the other tool posed it).
 
 Events go into the page as the record holds them (``model_dump``), so the viewer renders each known event
 type in its own way and any other type as JSON: a new event type never breaks the site.
@@ -14,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from slmbench.records.imported import imported_from
 from slmbench.records.ledger import iter_records
 from slmbench.records.schema import TrialRecord
 from slmbench.site.encode import plain
@@ -99,6 +101,14 @@ def search_text(events: list[dict[str, Any]]) -> str:
     return "\n".join(parts).lower()
 
 
+def posed(record: TrialRecord) -> dict[str, Any] | None:
+    """The task as the model got it: from our task files, or for an imported record what the other tool posed."""
+    origin = imported_from(record)
+    if origin is None:
+        return _posed().get((record.task_id, record.variant))
+    return {"instruction": str(origin.get("input", "")), "tools": list(origin.get("tools", [])), "faults": []}
+
+
 def transcript(record: TrialRecord, source: str, line: int, row: dict[str, Any]) -> dict[str, Any]:
     """Everything the trial page shows about one trial."""
     data = record.model_dump(mode="json")
@@ -106,7 +116,7 @@ def transcript(record: TrialRecord, source: str, line: int, row: dict[str, Any])
         "record": data,
         "verdict": verdict(row),
         "source": {"file": source, "line": line},
-        "posed": _posed().get((record.task_id, record.variant)),
+        "posed": posed(record),
     }
 
 

@@ -43,7 +43,8 @@ TRIAL_COLUMNS = [
 SERVED_COLUMNS = ["server", "server_calls", "raw_calls", "calls_changed", "calls_dropped", "calls_added"]
 """A serving-comparison trial's server (missing for every other trial) and its calls as the server returned them
 against our reading of its raw text (``slmbench.harness.served``)."""
-# Columns only our own records have (a published study's table leaves them empty).
+# Columns only raw records have (a published study's table leaves them empty); ``imported_from`` names the format a
+# record of an imported study came from (``inspect``), and is missing for our own trials.
 RECORD_COLUMNS = [
     "n_ctx",
     "stop_reason",
@@ -68,6 +69,7 @@ RECORD_COLUMNS = [
     "first_request_sha256",
     "first_reply_sha256",
     *SERVED_COLUMNS,
+    "imported_from",
 ]
 LARGE_TEXT_COLUMNS = ("answer", "transcript_sha256", "first_request_sha256", "first_reply_sha256")
 """Text of a value per trial that few topics read: a topic reads them only when its module names them in
@@ -96,7 +98,7 @@ million trials ``criteria`` alone was 476 MB of the 1.1 GB table, copied twice b
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id", "cpu", "build", "rerun", "perturbation", "server")  # fmt: skip
+                    "task_id", "cpu", "build", "rerun", "perturbation", "server", "imported_from")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
 EVENT_COLUMNS = [

@@ -9,6 +9,7 @@ from typing import Any
 from slmbench.harness.served import trial_calls
 from slmbench.records import schema as rec
 from slmbench.records.fingerprint import build_of
+from slmbench.records.imported import imported_from
 from slmbench.tasks.loader import task_index
 from slmbench.tidy.columns import EVENT_TYPES, SERVED_COLUMNS
 from slmbench.tidy.judge import rejudge
@@ -83,6 +84,7 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "perturbation": settings.get("perturbation"),
         **first_exchange(record),
         **served_calls(record),
+        "imported_from": (imported_from(record) or {}).get("format"),
     }
 
 
