@@ -26,6 +26,7 @@ def test_validate_all_shipped_files() -> None:
     result = CliRunner().invoke(tasks, ["validate"])
     assert result.exit_code == 0
     assert "45/45 task files valid" in result.output
+    assert "31/31 paraphrase files valid" in result.output
 
 
 def test_validate_reports_file_and_field(tmp_path: Path) -> None:
