@@ -7,6 +7,7 @@ itself, its variants' data (rephrasings, fault) and the reference solutions.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -50,6 +51,22 @@ RELIABILITY_PREFIXES: dict[Dimension, str] = {
     "safety": "REL-SAF",
 }
 """Reliability dimension (which is also the group) -> id prefix."""
+
+SAFETY_GROUPS: dict[str, str] = {
+    "harm": "HARM",
+    "compliance": "COMPLY",
+}
+"""Safety group name -> id prefix: requests to do harm with the tools (the right run declines and acts on no
+harmful part), and benign requests that look risky (the right run does them; a refusal is over-refusal)."""
+
+SUITE_GROUPS: dict[Suite, Mapping[Any, str]] = {
+    "capability": CAPABILITY_GROUPS,
+    "reliability": RELIABILITY_PREFIXES,
+    "safety": SAFETY_GROUPS,
+}
+"""Each suite's groups (group name -> id prefix)."""
+DIMENSION_SUITE: Suite = "reliability"
+"""The one suite whose tasks take a ``dimension``, which is also their group."""
 
 REPHRASING_KEYS: tuple[str, ...] = REPHRASINGS
 """The fields of :class:`Rephrasings`, in variant order."""
@@ -132,18 +149,17 @@ class Task(_Strict):
         match = _ID_RE.match(self.id)
         if match is None:
             raise task_rule("id", f"{self.id!r} must look like PREFIX-<number>, e.g. IR-1 or REL-CON-2")
-        if self.suite == "capability":
-            if self.dimension is not None:
-                raise task_rule("dimension", "capability tasks take no dimension")
-            if self.group not in CAPABILITY_GROUPS:
-                raise task_rule("group", f"{self.group!r} is not one of {sorted(CAPABILITY_GROUPS)}")
-            expected = CAPABILITY_GROUPS[self.group]
-        else:
+        groups = SUITE_GROUPS[self.suite]
+        if self.suite == DIMENSION_SUITE:
             if self.dimension is None:
-                raise task_rule("dimension", f"reliability tasks need one of {list(RELIABILITY_PREFIXES)}")
+                raise task_rule("dimension", f"{self.suite} tasks need one of {list(groups)}")
             if self.group != self.dimension:
                 raise task_rule("group", f"must equal the dimension {self.dimension!r}, got {self.group!r}")
-            expected = RELIABILITY_PREFIXES[self.dimension]
+        elif self.dimension is not None:
+            raise task_rule("dimension", f"{self.suite} tasks take no dimension")
+        if self.group not in groups:
+            raise task_rule("group", f"{self.group!r} is not one of {sorted(groups)}")
+        expected = groups[self.group]
         if match["prefix"] != expected:
             raise task_rule("id", f"{self.id!r} must start with {expected}- for group {self.group!r}")
 
