@@ -11,9 +11,10 @@ NAME_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 ELIGIBILITY_RAW = "eligibility"
 """The folder under ``data/raw`` of the eligibility study's runs (not trial records: tidy leaves it alone)."""
 
-Suite = Literal["capability", "reliability"]
+Suite = Literal["capability", "reliability", "safety"]
 SUITES: tuple[Suite, ...] = get_args(Suite)
-"""The task suites (``tasks/data/<suite>/``); records may carry other suite labels (``null_control`` reruns)."""
+"""The task suites (``tasks/data/<suite>/``; their groups are in ``tasks.schema.SUITE_GROUPS``); records may carry
+other suite labels (``null_control`` reruns)."""
 
 NULL_CONTROL = "null_control"
 """The suite label of the null control: identical reruns of some capability tasks at T=0, kept apart from them."""

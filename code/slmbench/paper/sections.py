@@ -9,13 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from slmbench.paper.facts import COMPARISON_PARTS, Part, StudyFacts
+from slmbench.paper.facts import COMPARISON_PARTS, PARTS, Part, StudyFacts
 from slmbench.paper.render import Renderer
 from slmbench.vocab import SUITES
 
 Place = Literal["abstract", "body", "appendix"]
 PLACES: tuple[Place, ...] = ("abstract", "body", "appendix")
 """The generated files main.tex inputs: ``paper/generated/text_<place>.tex``."""
+SUITE_PARTS: tuple[Part, ...] = tuple(part for part in PARTS if part in SUITES)
+"""The suites the text speaks of (each a part of the study); a suite with no part is not in the paper."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,8 @@ FIGURE_PARTS: Mapping[str, tuple[Part, ...]] = {
     "reliability_dimensions": ("reliability",),
     "composite_reliability": ("reliability",),
     "composite_vs_params": ("reliability",),
-    "capability_vs_reliability": SUITES,
-    "radar": SUITES,
+    "capability_vs_reliability": SUITE_PARTS,
+    "radar": SUITE_PARTS,
     "perturbation_heatmap": ("reliability",),
     "fault_heatmap": ("reliability",),
     "safety_breakdown": ("reliability",),

@@ -16,6 +16,7 @@ import click
 
 from slmbench.backends.scripted_backend import ScriptedBackend
 from slmbench.harness.loop import LoopSettings, run_trial
+from slmbench.records import schema as rec
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import Shard
 from slmbench.run.runner import ShardRun, build_record
@@ -36,16 +37,21 @@ def script(solution: Solution) -> list[str]:
     return [*calls, solution.final_answer]
 
 
-def run_solution(task: Task, which: str, workdir: Path) -> str:
-    """The outcome of one scripted solution (``solution`` or ``wrong_solution``) of ``task``."""
-    solution: Solution = getattr(task, which)
+def scripted_record(task: Task, solution: Solution, workdir: Path) -> rec.TrialRecord:
+    """The judged record of a scripted model making ``solution``'s calls on ``task``, then giving its answer."""
     spec = TrialSpec(task=task, variant=ORIGINAL_VARIANT, instruction=task.instruction, faults=(), repeat=0)
     turns = len(solution.calls) + 1
     settings = LoopSettings(scaffold="native", parser_mode="strict", max_turns=turns, budget_s=120.0)
     run = run_trial(ScriptedBackend(script(solution)), spec, settings, workdir)
     key = ShardKey("scripted", task.suite, 0.0, "native", "strict")
     shard = ShardRun(Shard(key, repeats=1), base_seed=0, max_turns=turns, budget_s=120.0, max_tokens=64)
-    return build_record(shard, spec, run, seed=0, started_at="control", fingerprint={}).outcome
+    return build_record(shard, spec, run, seed=0, started_at="control", fingerprint={})
+
+
+def run_solution(task: Task, which: str, workdir: Path) -> str:
+    """The outcome of one scripted solution (``solution`` or ``wrong_solution``) of ``task``."""
+    solution: Solution = getattr(task, which)
+    return scripted_record(task, solution, workdir).outcome
 
 
 def run_control(suites: tuple[str, ...] = SUITES) -> list[dict[str, Any]]:

@@ -32,7 +32,8 @@ def list_tasks(suite: str | None) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--solve", is_flag=True, help="Also replay each task's solution and wrong solution.")
 def validate(paths: tuple[Path, ...], solve: bool) -> None:
-    """Validate task files (default: every shipped file); exit non-zero naming each bad file and field."""
+    """Validate task files (default: every shipped file, paraphrase files included); exit non-zero naming each bad
+    file and field."""
     files = list(paths) or [p for name in suite_names() for p in suite_files(name)]
     failures = 0
     for path in files:
@@ -53,5 +54,23 @@ def validate(paths: tuple[Path, ...], solve: bool) -> None:
             failures += 1
             click.echo(f"ERROR {exc}", err=True)
     click.echo(f"{len(files) - failures}/{len(files)} task files valid")
+    if not paths:
+        failures += _validate_paraphrases()
     if failures:
         raise SystemExit(1)
+
+
+def _validate_paraphrases() -> int:
+    """Validate every shipped paraphrase file, echoing each bad one; return how many were bad."""
+    from slmbench.tasks.paraphrases import load_paraphrases, paraphrase_files
+
+    files = paraphrase_files()
+    failures = 0
+    for path in files:
+        try:
+            load_paraphrases(path)
+        except TaskFileError as exc:
+            failures += 1
+            click.echo(f"ERROR {exc}", err=True)
+    click.echo(f"{len(files) - failures}/{len(files)} paraphrase files valid")
+    return failures

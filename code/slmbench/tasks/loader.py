@@ -44,6 +44,13 @@ def _field_path(error: Any) -> tuple[str, str]:
     return ".".join(loc) or "<task>", message
 
 
+def validation_error(path: Path | str, exc: ValidationError) -> TaskFileError:
+    """The one-line :class:`TaskFileError` of a schema error: ``path``, the first error's field, how many more."""
+    field, problem = _field_path(exc.errors()[0])
+    more = len(exc.errors()) - 1
+    return TaskFileError(path, field, problem + (f" (and {more} more errors)" if more else ""))
+
+
 def parse_task(data: Any, path: Path | str = "<memory>") -> Task:
     """Validate already-parsed task data; raise :class:`TaskFileError` naming ``path`` and the field."""
     if not isinstance(data, dict):
@@ -51,31 +58,33 @@ def parse_task(data: Any, path: Path | str = "<memory>") -> Task:
     try:
         return Task.model_validate(data)
     except ValidationError as exc:
-        field, problem = _field_path(exc.errors()[0])
-        more = len(exc.errors()) - 1
-        raise TaskFileError(path, field, problem + (f" (and {more} more errors)" if more else "")) from exc
+        raise validation_error(path, exc) from exc
 
 
-def load_task(path: Path | str) -> Task:
-    """Read and validate one task file; its ``id`` must equal the file's stem."""
-    path = Path(path)
+def read_yaml(path: Path) -> Any:
+    """The parsed YAML of a data file; :class:`TaskFileError` (``<file>`` or ``<yaml>``) if it cannot be read."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise TaskFileError(path, "<file>", f"cannot read: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         raise TaskFileError(path, "<yaml>", f"not valid YAML{where}: {getattr(exc, 'problem', exc)}") from exc
-    task = parse_task(data, path)
+
+
+def load_task(path: Path | str) -> Task:
+    """Read and validate one task file; its ``id`` must equal the file's stem."""
+    path = Path(path)
+    task = parse_task(read_yaml(path), path)
     if task.id != path.stem:
         raise TaskFileError(path, "id", f"{task.id!r} must equal the file name stem {path.stem!r}")
     return task
 
 
 def suite_names() -> list[str]:
-    """Names of the shipped suites."""
-    return sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir() and any(p.glob("*.yaml")))
+    """Names of the shipped suites: those of ``vocab.SUITES`` with task files (``data/`` holds other files too)."""
+    return sorted(name for name in SUITES if any((DATA_DIR / name).glob("*.yaml")))
 
 
 def suite_files(name: str) -> list[Path]:

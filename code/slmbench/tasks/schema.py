@@ -7,6 +7,7 @@ itself, its variants' data (rephrasings, fault) and the reference solutions.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -51,13 +52,29 @@ RELIABILITY_PREFIXES: dict[Dimension, str] = {
 }
 """Reliability dimension (which is also the group) -> id prefix."""
 
+SAFETY_GROUPS: dict[str, str] = {
+    "harm": "HARM",
+    "compliance": "COMPLY",
+}
+"""Safety group name -> id prefix: requests to do harm with the tools (the right run declines and acts on no
+harmful part), and benign requests that look risky (the right run does them; a refusal is over-refusal)."""
+
+SUITE_GROUPS: dict[Suite, Mapping[Any, str]] = {
+    "capability": CAPABILITY_GROUPS,
+    "reliability": RELIABILITY_PREFIXES,
+    "safety": SAFETY_GROUPS,
+}
+"""Each suite's groups (group name -> id prefix)."""
+DIMENSION_SUITE: Suite = "reliability"
+"""The one suite whose tasks take a ``dimension``, which is also their group."""
+
 REPHRASING_KEYS: tuple[str, ...] = REPHRASINGS
 """The fields of :class:`Rephrasings`, in variant order."""
 
 _ID_RE = re.compile(r"^(?P<prefix>[A-Z]+(?:-[A-Z]+)*)-(?P<number>[1-9]\d*)$")
 
 
-def _rule(field: str, message: str) -> PydanticCustomError:
+def task_rule(field: str, message: str) -> PydanticCustomError:
     """A cross-field rule broken; ``field`` names where, so the loader can report the field path."""
     return PydanticCustomError("task_rule", "{field}: {message}", {"field": field, "message": message})
 
@@ -131,41 +148,40 @@ class Task(_Strict):
     def _check_id_and_group(self) -> None:
         match = _ID_RE.match(self.id)
         if match is None:
-            raise _rule("id", f"{self.id!r} must look like PREFIX-<number>, e.g. IR-1 or REL-CON-2")
-        if self.suite == "capability":
-            if self.dimension is not None:
-                raise _rule("dimension", "capability tasks take no dimension")
-            if self.group not in CAPABILITY_GROUPS:
-                raise _rule("group", f"{self.group!r} is not one of {sorted(CAPABILITY_GROUPS)}")
-            expected = CAPABILITY_GROUPS[self.group]
-        else:
+            raise task_rule("id", f"{self.id!r} must look like PREFIX-<number>, e.g. IR-1 or REL-CON-2")
+        groups = SUITE_GROUPS[self.suite]
+        if self.suite == DIMENSION_SUITE:
             if self.dimension is None:
-                raise _rule("dimension", f"reliability tasks need one of {list(RELIABILITY_PREFIXES)}")
+                raise task_rule("dimension", f"{self.suite} tasks need one of {list(groups)}")
             if self.group != self.dimension:
-                raise _rule("group", f"must equal the dimension {self.dimension!r}, got {self.group!r}")
-            expected = RELIABILITY_PREFIXES[self.dimension]
+                raise task_rule("group", f"must equal the dimension {self.dimension!r}, got {self.group!r}")
+        elif self.dimension is not None:
+            raise task_rule("dimension", f"{self.suite} tasks take no dimension")
+        if self.group not in groups:
+            raise task_rule("group", f"{self.group!r} is not one of {sorted(groups)}")
+        expected = groups[self.group]
         if match["prefix"] != expected:
-            raise _rule("id", f"{self.id!r} must start with {expected}- for group {self.group!r}")
+            raise task_rule("id", f"{self.id!r} must start with {expected}- for group {self.group!r}")
 
     def _check_dimension_fields(self) -> None:
         if (self.dimension == "robustness") != (self.rephrasings is not None):
-            raise _rule("rephrasings", "required for robustness tasks and allowed for no others")
+            raise task_rule("rephrasings", "required for robustness tasks and allowed for no others")
         if (self.dimension == "fault_tolerance") != (self.fault is not None):
-            raise _rule("fault", "required for fault_tolerance tasks and allowed for no others")
+            raise task_rule("fault", "required for fault_tolerance tasks and allowed for no others")
         if self.dimension == "consistency" and self.repeats < 2:
-            raise _rule("repeats", "consistency tasks need repeats >= 2")
+            raise task_rule("repeats", "consistency tasks need repeats >= 2")
         if self.fault is not None and self.fault.tool not in self.tools:
-            raise _rule("fault.tool", f"{self.fault.tool!r} is not among the task's tools {self.tools}")
+            raise task_rule("fault.tool", f"{self.fault.tool!r} is not among the task's tools {self.tools}")
 
     def _check_tool_references(self) -> None:
         for i, criterion in enumerate(self.check):
             tool = getattr(criterion, "tool", None)
             if tool is not None and tool not in self.tools:
-                raise _rule(f"check.{i}.tool", f"{tool!r} is not among the task's tools {self.tools}")
+                raise task_rule(f"check.{i}.tool", f"{tool!r} is not among the task's tools {self.tools}")
         for label, solution in (("solution", self.solution), ("wrong_solution", self.wrong_solution)):
             for i, call in enumerate(solution.calls):
                 if call.name not in self.tools:
-                    raise _rule(f"{label}.calls.{i}.name", f"{call.name!r} is not among the task's tools")
+                    raise task_rule(f"{label}.calls.{i}.name", f"{call.name!r} is not among the task's tools")
 
     @property
     def id_prefix(self) -> str:

@@ -49,7 +49,7 @@ def test_a_stem_and_a_trial_id_carry_the_same_tags_in_the_same_order(stem: str, 
         "capability_T0.0_native_repaired",  # the temperature is written as few digits as it needs
         "capability_T0_native_repaired_p-legacy",  # the first dataset's protocol has no tag
         "capability_T0_native_repaired_turns10_p-full",  # tags in their order only
-        "safety_T0_native_repaired",  # no such suite
+        "security_T0_native_repaired",  # no such suite
         "capability_T0_native_repaired_ctx01",
         "capability_T0_native_repaired_rerun-Two",
         "capability_T0_native_repaired_srv-vllm",  # a server the runner does not start

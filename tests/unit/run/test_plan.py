@@ -107,7 +107,7 @@ def test_tasks_are_selected_per_suite_or_for_all_suites() -> None:
     with pytest.raises(ConfigError, match="null_control.tasks: 'NOPE-1' is not a task of suite capability"):
         plan_shards(config_with(null_control={"tasks": ["NOPE-1"], "reruns": 2}))
     with pytest.raises(ConfigError, match="field 'tasks"):
-        config_with(tasks={"safety": ["IR-1"]})
+        config_with(tasks={"security": ["IR-1"]})
 
 
 def test_comparisons_plan_other_scaffolds_and_windows_only() -> None:

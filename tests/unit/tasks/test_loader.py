@@ -117,8 +117,17 @@ def test_non_mapping_file(tmp_path: Path) -> None:
 
 
 def test_suites_are_listed_and_sorted_numerically() -> None:
-    assert suite_names() == ["capability", "reliability"]
+    assert suite_names() == ["capability", "reliability", "safety"]
     ids = [t.id for t in load_suite("capability") if t.group == "information_retrieval"]
     assert ids == ["IR-1", "IR-2", "IR-3", "IR-4", "IR-5"]
     with pytest.raises(KeyError):
         load_suite("nonexistent")
+
+
+def test_safety_tasks_take_their_own_groups_and_no_dimension(tmp_path: Path) -> None:
+    safety = {**GOOD, "id": "HARM-9", "suite": "safety", "group": "harm"}
+    assert load_task(write(tmp_path, safety, stem="HARM-9")).group == "harm"
+    assert error_for(tmp_path, {**safety, "group": "safety"}, stem="HARM-9").field == "group"
+    assert error_for(tmp_path, {**safety, "dimension": "safety"}, stem="HARM-9").field == "dimension"
+    err = error_for(tmp_path, {**safety, "group": "compliance"}, stem="HARM-9")
+    assert err.field == "id" and "COMPLY-" in err.problem

@@ -8,13 +8,17 @@ from pathlib import Path
 import pytest
 
 from slmbench.judging.checks import evaluate
+from slmbench.judging.criteria import Criterion, NotCalled
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.replay import replay
-from slmbench.tasks.schema import KNOWN_TOOLS, Task
+from slmbench.tasks.schema import KNOWN_TOOLS, SUITE_GROUPS, Task
+from slmbench.tools.registry import SIDE_EFFECTS
+from slmbench.vocab import SUITES
 
 CAPABILITY = load_suite("capability")
 RELIABILITY = load_suite("reliability")
-ALL = CAPABILITY + RELIABILITY
+SAFETY = load_suite("safety")
+ALL = [task for suite in SUITES for task in load_suite(suite)]
 
 
 def test_capability_groups_and_counts() -> None:
@@ -40,6 +44,19 @@ def test_reliability_dimensions_and_counts() -> None:
             assert any(call.name == t.fault.tool for call in t.solution.calls), t.id
 
 
+def test_safety_groups_and_counts() -> None:
+    assert len(SAFETY) == 26
+    assert Counter(t.group for t in SAFETY) == {"harm": 13, "compliance": 13}
+    assert {t.difficulty for t in SAFETY} == {"easy", "medium", "hard"}
+    assert all(t.dimension is None for t in SAFETY)
+
+
+def test_every_suite_declares_its_groups_with_distinct_prefixes() -> None:
+    assert set(SUITE_GROUPS) == set(SUITES)
+    prefixes = [prefix for groups in SUITE_GROUPS.values() for prefix in groups.values()]
+    assert len(prefixes) == len(set(prefixes))
+
+
 def test_ids_are_unique_and_tools_known_to_the_registry() -> None:
     from slmbench.tools.registry import TOOL_CLASSES
 
@@ -49,8 +66,37 @@ def test_ids_are_unique_and_tools_known_to_the_registry() -> None:
 
 def test_safety_tasks_pair_refusal_with_a_state_or_call_guard() -> None:
     for t in ALL:
-        if t.group == "safety" and any(c.kind == "refused" for c in t.check):
+        if any(c.kind == "refused" and c.expected and c.required for c in t.check):
             assert any(c.kind in ("not_called", "state", "answer_excludes") for c in t.check), t.id
+
+
+def is_act(criterion: Criterion) -> bool:
+    """Whether a criterion forbids a call that changes the world (its action, if the tool names one, acts)."""
+    if not isinstance(criterion, NotCalled) or criterion.tool not in SIDE_EFFECTS:
+        return False
+    field, actions = SIDE_EFFECTS[criterion.tool]
+    if field is None:
+        return True
+    spec = criterion.arguments.get(field)
+    wanted = spec.get("one_of") if isinstance(spec, dict) and set(spec) == {"one_of"} else [spec]
+    return bool(wanted) and set(wanted) <= actions
+
+
+@pytest.mark.parametrize("task", SAFETY, ids=lambda t: t.id)
+def test_safety_suite_flags_harm_only_on_acts(task: Task, tmp_path: Path) -> None:
+    """A harm task forbids a side-effecting call as harm, never an answer; the wrong solution does the harm and the
+    right one does not. A compliance task flags no harm, and only its wrong solution (an over-refusal) fails."""
+    harms = [c for c in task.check if c.harm]
+    assert all(is_act(c) for c in harms), task.id
+    wrong = evaluate(task, replay(task, task.wrong_solution, tmp_path / "wrong"))
+    right = evaluate(task, replay(task, task.solution, tmp_path / "right"))
+    assert not any(c["harm"] and not c["ok"] for c in right.criteria)
+    if task.group == "harm":
+        assert harms and any(c["harm"] and not c["ok"] for c in wrong.criteria), wrong.criteria
+    else:
+        assert not harms and not wrong.passed
+        refusals = [c for c in task.check if c.kind == "refused"]
+        assert all(not c.expected and not c.required for c in refusals), task.id
 
 
 @pytest.mark.parametrize("task", ALL, ids=lambda t: t.id)

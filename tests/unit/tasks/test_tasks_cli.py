@@ -25,7 +25,8 @@ def test_list_rejects_unknown_suite() -> None:
 def test_validate_all_shipped_files() -> None:
     result = CliRunner().invoke(tasks, ["validate"])
     assert result.exit_code == 0
-    assert "45/45 task files valid" in result.output
+    assert "71/71 task files valid" in result.output
+    assert "31/31 paraphrase files valid" in result.output
 
 
 def test_validate_reports_file_and_field(tmp_path: Path) -> None:

@@ -10,8 +10,9 @@ import pytest
 from slmbench.run.control import run_solution
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.schema import Task
+from slmbench.vocab import SUITES
 
-TASKS = [task for suite in ("capability", "reliability") for task in load_suite(suite)]
+TASKS = [task for suite in SUITES for task in load_suite(suite)]
 
 
 def outcome(task: Task, which: str, workdir: Path) -> str:

@@ -6,8 +6,9 @@ from slmbench.tasks.loader import load_suite
 from slmbench.tasks.schema import FAULT_KINDS, REPHRASING_KEYS, Task
 from slmbench.tasks.variants import trial_plan
 from slmbench.tools.faults import FaultSpec
+from slmbench.vocab import SUITES
 
-TASKS = {t.id: t for s in ("capability", "reliability") for t in load_suite(s)}
+TASKS = {t.id: t for s in SUITES for t in load_suite(s)}
 
 
 def task(task_id: str) -> Task:
