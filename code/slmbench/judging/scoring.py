@@ -29,7 +29,7 @@ from slmbench.tools.base import ToolContext
 from slmbench.tools.faults import drift
 from slmbench.tools.registry import build_tools
 
-CHECKS_VERSION = "2"
+CHECKS_VERSION = "3"
 """Version of the judging rules (checks, task-level rules, failure classes); bump on any change of meaning."""
 
 StateSource = Literal["record", "replay", "not_needed", "unavailable", "imported"]
