@@ -55,7 +55,7 @@ def cmake_args() -> str:
     return " ".join(PORTABLE_CMAKE_ARGS)
 
 
-def _kernels(system_info: str) -> list[str]:
+def kernels_of(system_info: str) -> list[str]:
     """The CPU features llama.cpp reports as compiled in (``NAME = 1`` pairs of its system info)."""
     return sorted(name for name, value in re.findall(r"([A-Z0-9_]+) = (\d+)", system_info) if value != "0")
 
@@ -93,7 +93,7 @@ def installed_build() -> dict[str, Any]:
     system_info = llama_cpp.llama_print_system_info().decode("utf-8", errors="replace").strip()
     stamp = Path(llama_cpp.__file__).parent / BUILD_STAMP
     flags = json.loads(stamp.read_text())["cmake_args"] if stamp.exists() else "unknown (no build stamp)"
-    kernels = _kernels(system_info)
+    kernels = kernels_of(system_info)
     native = [k for k in kernels if any(k.startswith(bad) for bad in FORBIDDEN_KERNELS)]
     if native:
         raise RuntimeError(

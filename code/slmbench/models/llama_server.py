@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import httpx
 
+from slmbench.backends.llamacpp_build import build_identity, cmake_args, kernels_of
 from slmbench.models.weights import cache_dir
 
 log = logging.getLogger(__name__)
@@ -38,12 +39,36 @@ class LlamaServerError(RuntimeError):
 
 
 def llama_server_binary() -> Path:
-    """The cached binary for the installed llama-cpp-python version (keyed by that version)."""
+    """The cached binary for the installed llama-cpp-python version (keyed by that version), built as the portable
+    build (the CMake arguments beside it, ``llama-server.cmake-args``, are the portable build's).
+
+    Raises:
+        LlamaServerError: the binary is missing, or was built with other CMake arguments.
+    """
     version = metadata.version("llama_cpp_python")
     binary = cache_dir() / "llama-server" / version / "llama-server"
     if not binary.is_file():
         raise LlamaServerError(f"{binary} is missing: run `make llama-server` (builds it once, minutes)")
+    stamp = binary.with_name("llama-server.cmake-args")
+    if not stamp.is_file() or stamp.read_text() != cmake_args():
+        raise LlamaServerError(f"{binary} is not the portable build: run `make llama-server` (rebuilds it)")
     return binary
+
+
+def server_build(log_text: str) -> dict[str, Any]:
+    """The build of the running server, as the in-process backend records its own (``backend.build``): version,
+    CMake arguments, the kernels its startup log names (``system_info``) and the build identity, so that served and
+    in-process trials of one build pair as one build."""
+    version = metadata.version("llama_cpp_python")
+    info = next((line for line in log_text.splitlines() if "system_info" in line), "")
+    kernels = kernels_of(info)
+    return {
+        "version": version,
+        "cmake_args": cmake_args(),
+        "system_info": info.strip(),
+        "kernels": kernels,
+        "identity": build_identity(version, cmake_args(), kernels),
+    }
 
 
 def free_port() -> int:

@@ -58,11 +58,11 @@ NATIVE_BUILD = "native/"
 """The build label of a record without a build identity: llama.cpp compiled for the CPU it ran on, named by it."""
 
 
-def build_of(fingerprint: dict[str, Any]) -> str | None:
-    """The build a trial ran on: the identity of the portable build its backend recorded, else ``native/<CPU>``
-    (a record from before the portable build: llama.cpp compiled for that host's own CPU). Trials pair as "the
-    same machine" only within one build."""
-    build = (fingerprint.get("backend") or {}).get("build") or {}
+def build_of(fingerprint: dict[str, Any], serving: dict[str, Any] | None = None) -> str | None:
+    """The build a trial ran on: the identity of the portable build its backend (or, for a served trial, the server
+    the runner started: ``serving``) recorded, else ``native/<CPU>`` (a record from before the portable build:
+    llama.cpp compiled for that host's own CPU). Trials pair as "the same machine" only within one build."""
+    build = ((serving or {}).get("build") or (fingerprint.get("backend") or {}).get("build")) or {}
     if build.get("identity"):
         return str(build["identity"])
     cpu = (fingerprint.get("machine") or {}).get("cpu")

@@ -23,7 +23,7 @@ from typing import Any
 from slmbench.backends.base import Backend
 from slmbench.backends.llamacpp_backend import usable_cpus
 from slmbench.config import ConfigError, ModelSpec
-from slmbench.models.llama_server import LlamaServer, llama_server_binary
+from slmbench.models.llama_server import LlamaServer, llama_server_binary, server_build
 from slmbench.models.registry import open_backend
 from slmbench.models.weights import verify
 from slmbench.run.key import ShardKey
@@ -107,6 +107,9 @@ def serving(
                 log_path=folder / "llama-server.log",
             )
             stack.enter_context(server)
+            settings["build"] = server_build(
+                server.log_path.read_text(errors="replace") if server.log_path else ""
+            )
             if on_start is not None:
                 on_start(server)
             return open_backend(model_id, served_spec(spec, settings, server.base_url, model_id))

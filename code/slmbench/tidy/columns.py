@@ -62,6 +62,7 @@ RECORD_COLUMNS = [
     "check_sha256",
     "criteria",
     "transcript_sha256",
+    "confidence",
     "cpu",
     "build",
     "rerun",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 from slmbench.harness.served import trial_calls
@@ -78,8 +79,9 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "check_sha256": scored.check_sha256,
         "criteria": json.dumps(scored.check.criteria, sort_keys=True, default=str) if scored.check else None,
         "transcript_sha256": transcript_sha256(responses),
+        "confidence": confidence(responses),
         "cpu": (record.fingerprint.get("machine") or {}).get("cpu"),
-        "build": build_of(record.fingerprint),
+        "build": build_of(record.fingerprint, settings.get("serving")),
         "rerun": settings.get("rerun"),
         "perturbation": settings.get("perturbation"),
         **first_exchange(record),
@@ -110,6 +112,15 @@ def first_exchange(record: rec.TrialRecord) -> dict[str, str | None]:
         "first_request_sha256": hashlib.sha256(wanted.encode()).hexdigest()[:16] if wanted else None,
         "first_reply_sha256": transcript_sha256([reply]) if reply else None,
     }
+
+
+def confidence(responses: list[rec.ModelResponse]) -> float | None:
+    """The trial's confidence: the geometric-mean probability under the model of every token it generated, over
+    all its replies (``exp`` of the mean recorded log-probability); None where a reply recorded none."""
+    logprobs = [lp for r in responses for lp in (r.logprobs or [])]
+    if not logprobs or any(r.logprobs is None for r in responses):
+        return None
+    return math.exp(sum(logprobs) / len(logprobs))
 
 
 def transcript_sha256(responses: list[rec.ModelResponse]) -> str:

@@ -15,6 +15,7 @@ from tests.fixtures.ollama_server import OllamaFixtureServer, serve
 from tests.fixtures.openai_routes import recorded
 
 from slmbench.backends.base import Backend, BackendError, ContextOverflow, GenerationOptions
+from slmbench.backends.llamacpp_build import cmake_args
 from slmbench.backends.openai_backend import OpenAIBackend, served_file_sha256
 from slmbench.backends.openai_wire import context_overflow, one_line, to_openai_messages
 from slmbench.backends.retry import RetryPolicy
@@ -293,6 +294,11 @@ def test_the_server_binary_is_named_by_the_make_target_that_builds_it(
     binary = tmp_path / "llama-server" / "0.3.36" / "llama-server"
     binary.parent.mkdir(parents=True)
     binary.write_text("")
+    with pytest.raises(
+        LlamaServerError, match=r"llama-server is not the portable build: run `make llama-server`"
+    ):
+        llama_server_binary()  # no CMake arguments beside it: another build
+    binary.with_name("llama-server.cmake-args").write_text(cmake_args())
     server = LlamaServer(Path("m.gguf"), "m", parallel=4, n_ctx=2048, port=8081)
     command = server.command()
     assert command[0] == str(binary) and server.base_url == "http://127.0.0.1:8081/v1"

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from slmbench.backends.llamacpp_build import cmake_args
 from slmbench.backends.scripted_backend import ScriptedBackend
 from slmbench.config import load_config
 from slmbench.models.llama_server import LlamaServer
@@ -49,6 +50,7 @@ def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     binary.parent.mkdir(parents=True)
     binary.write_text(STAND_IN.format(python=sys.executable))
     binary.chmod(0o755)
+    binary.with_name("llama-server.cmake-args").write_text(cmake_args())
     monkeypatch.setenv("SLMBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(serving_module, "verify", lambda spec: tmp_path / "m.gguf")
     monkeypatch.setattr(serving_module, "open_backend", lambda model, spec: ScriptedBackend(["OK"]))

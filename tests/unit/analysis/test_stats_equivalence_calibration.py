@@ -1,0 +1,75 @@
+"""TOST and the calibration measures against independent computations (scipy's one-sided t-tests, brute-force
+pair counts, hand-computed textbook values)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from slmbench.analysis.stats_calibration import auroc, brier, calibration, ece
+from slmbench.analysis.stats_equivalence import tost_paired
+from slmbench.records.schema import ModelResponse
+from slmbench.tidy.rows import confidence
+
+
+def test_tost_equals_the_larger_of_two_one_sided_t_tests() -> None:
+    first = [1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 1]
+    second = [1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, 1]
+    got = tost_paired(first, second, margin=0.2, alpha=0.05)
+    d = np.subtract(second, first)
+    lower = stats.ttest_1samp(d, -0.2, alternative="greater").pvalue
+    upper = stats.ttest_1samp(d, 0.2, alternative="less").pvalue
+    assert got.p == pytest.approx(max(lower, upper))
+    assert got.equivalent == (max(lower, upper) < 0.05)
+    ci = stats.t.interval(0.90, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
+    assert (got.lo, got.hi) == pytest.approx(ci)
+
+
+def test_tost_with_no_difference_at_all_is_equivalent_and_with_one_unit_shows_nothing() -> None:
+    same = tost_paired([1, 0, 1], [1, 0, 1])
+    assert same.equivalent and same.difference == 0 and (same.lo, same.hi) == (0, 0)
+    one = tost_paired([1], [0])
+    assert not one.equivalent and math.isnan(one.p)
+
+
+def test_a_large_difference_is_not_equivalent() -> None:
+    assert not tost_paired([0] * 10, [1] * 6 + [0] * 4, margin=0.1).equivalent
+
+
+def test_confidence_is_the_geometric_mean_token_probability_over_every_reply() -> None:
+    def reply(*lps: float) -> ModelResponse:
+        return ModelResponse(t=0, turn=1, raw_text="x", logprobs=[math.log(p) for p in lps])
+
+    assert confidence([reply(0.5), reply(0.125)]) == pytest.approx(0.25)
+    assert confidence([reply(0.5), ModelResponse(t=0, turn=2, raw_text="y")]) is None  # a reply recorded none
+
+
+def test_brier_and_ece_by_hand() -> None:
+    conf, ok = [0.9, 0.8, 0.3, 0.15], [True, False, False, True]
+    assert brier(conf, ok) == pytest.approx((0.01 + 0.64 + 0.09 + 0.7225) / 4)
+    # bins of width 0.1: 0.9 -> bin 9 (gap 0.1), 0.8 -> bin 8 (gap 0.8), 0.3 -> bin 3 (gap 0.3), 0.15 -> bin 1 (0.85)
+    assert ece(conf, ok) == pytest.approx((0.1 + 0.8 + 0.3 + 0.85) / 4)
+    assert ece([1.0], [True]) == 0.0  # a confidence of 1 falls in the last bin
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=2, max_size=30))
+def test_auroc_is_the_share_of_passed_failed_pairs_ordered_right(rows: list[tuple[float, bool]]) -> None:
+    conf, ok = [c for c, _ in rows], [o for _, o in rows]
+    pos, neg = [c for c, o in rows if o], [c for c, o in rows if not o]
+    if not pos or not neg:
+        assert math.isnan(auroc(conf, ok))
+        return
+    wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p, n in itertools.product(pos, neg))
+    assert auroc(conf, ok) == pytest.approx(wins / (len(pos) * len(neg)))
+
+
+def test_calibration_counts_its_trials() -> None:
+    got = calibration([0.9, 0.2, 0.6], [True, False, True])
+    assert (got.n, got.n_passed, got.auroc) == (3, 2, 1.0)
