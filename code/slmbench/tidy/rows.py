@@ -74,6 +74,7 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "n_stuck": sum(isinstance(e, rec.StuckEvent) for e in record.events),
         "harm": scored.harm,
         "recorded_outcome": record.outcome,
+        "rejudged_by": changed_criteria(record.check, scored.check) if scored.outcome != record.outcome else None,
         "rescored": scored.rescored,
         "state_source": scored.state_source,
         "check_sha256": scored.check_sha256,
@@ -112,6 +113,18 @@ def first_exchange(record: rec.TrialRecord) -> dict[str, str | None]:
         "first_request_sha256": hashlib.sha256(wanted.encode()).hexdigest()[:16] if wanted else None,
         "first_reply_sha256": transcript_sha256([reply]) if reply else None,
     }
+
+
+def changed_criteria(recorded: rec.CheckResult | None, today: rec.CheckResult | None) -> str | None:
+    """Which criteria judge a re-judged trial otherwise than its record did, in the check's order: ``kind`` and
+    what each says now (``answered: no final answer``), joined by ``; ``; a criterion the record lacks counts."""
+    before = {(c.get("kind"), i): c.get("ok") for i, c in enumerate(recorded.criteria if recorded else [])}
+    changed = [
+        f"{c.get('kind')}: {c.get('detail')}"
+        for i, c in enumerate(today.criteria if today else [])
+        if before.get((c.get("kind"), i)) != c.get("ok")
+    ]
+    return "; ".join(changed) or "the check's verdict (no single criterion changed)"
 
 
 def confidence(responses: list[rec.ModelResponse]) -> float | None:
