@@ -6,8 +6,8 @@ from slmbench.tidy.rows import changed_criteria
 
 def _check(*oks: bool, detail: str = "d") -> CheckResult:
     kinds = ("answer_number", "answered")
-    return CheckResult(passed=all(oks), partial=0.0,
-                       criteria=[{"kind": k, "ok": ok, "detail": f"{k} {detail}"} for k, ok in zip(kinds, oks)])  # fmt: skip
+    criteria = [{"kind": k, "ok": ok, "detail": f"{k} {detail}"} for k, ok in zip(kinds, oks, strict=False)]
+    return CheckResult(passed=all(oks), partial=0.0, criteria=criteria)
 
 
 def test_the_changed_criterion_is_named_with_what_it_says_now() -> None:
