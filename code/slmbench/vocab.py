@@ -8,6 +8,10 @@ STUDY_ID = "slmbench"
 """The study id of our own records (imported studies carry their own)."""
 NAME_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 """Names written into file names and trial ids (protocols, rerun labels): lower-case words joined by '-'."""
+MODEL_NAME_PATTERN = r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*"
+"""Model names (the keys under ``models:``), which name folders, files, trial ids, rule wildcards and scheduler
+resources: letters and digits, with single ``.``, ``_`` or ``-`` between them (never a space, a slash or a
+leading dot), so a name is always one file name and one shell word."""
 ELIGIBILITY_RAW = "eligibility"
 """The folder under ``data/raw`` of the eligibility study's runs (not trial records: tidy leaves it alone)."""
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from slmbench.backends import backend_class, backend_names, load_backends
+from slmbench.backends import backend_facts, backend_names
 from slmbench.conditions import LEGACY_NAME
 from slmbench.config import ConfigError, StudyConfig, model_spec
 from slmbench.models.resources import ShardResources, shard_resources
@@ -173,12 +173,9 @@ def check_concurrency(config: StudyConfig) -> None:
         ConfigError: ``concurrency`` above 1 for a backend that runs the model in this process.
     """
     several = {name: spec for name, spec in config.models.items() if spec.concurrency > 1}
-    if not several:
-        return
-    load_backends()
     for name, spec in several.items():
-        if backend_class(spec.backend).in_process:
-            served = [n for n in backend_names() if not backend_class(n).in_process]
+        if backend_facts(spec.backend).in_process:
+            served = [n for n in backend_names() if not backend_facts(n).in_process]
             raise ConfigError(
                 f"config.yaml: models.{name}.concurrency: concurrency {spec.concurrency} needs a served backend "
                 f"({', '.join(served)}); backend {spec.backend} runs the model in this process, one trial at a time"

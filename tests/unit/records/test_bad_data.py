@@ -185,8 +185,8 @@ def test_a_config_with_an_unknown_backend_names_the_field(tmp_path: Path) -> Non
     with pytest.raises(ConfigError) as info:
         load_config(config)
     assert (
-        f"{config}: field 'models.smollm2-135m.backend': Input should be 'llamacpp', 'ollama' or 'openai'"
-        in str(info.value)
+        str(info.value) == f"{config}: field 'models.smollm2-135m.backend': 'vllm' is not a backend: use "
+        "'llamacpp', 'ollama', 'openai' or 'scripted'"
     )
     out = tmp_path / "shard.jsonl"
     result = CliRunner().invoke(main, _run_args(config, "smollm2-135m", out))

@@ -111,7 +111,7 @@ def test_tasks_are_selected_per_suite_or_for_all_suites() -> None:
 
 
 def test_comparisons_plan_other_scaffolds_and_windows_only() -> None:
-    with pytest.raises(ConfigError, match="repeats the primary scaffold"):
+    with pytest.raises(ConfigError, match="'native' is the primary scaffold"):
         config_with(scaffold_comparison={"scaffolds": ["native"]})
     plan = stems(config_with(context_comparison={"n_ctx": [1024, 4096]}), "smollm2-135m")
     assert [s for s in plan if "_ctx" in s] == [
@@ -139,7 +139,7 @@ def test_the_serving_comparison_plans_one_shard_per_listed_model_under_the_prima
 @pytest.mark.parametrize(
     ("models", "message"),
     [
-        (["nope"], "'nope' is not a configured embedded model"),
+        (["nope"], "serving_comparison.models: 'nope' is not a model of this study"),
         (["smollm2-135m", "smollm2-135m"], "models are named once each"),
         ([], "at least 1 item"),
     ],
