@@ -10,7 +10,7 @@ import pytest
 from slmbench.judging.checks import evaluate
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.replay import replay
-from slmbench.tasks.schema import KNOWN_TOOLS, Task
+from slmbench.tasks.schema import Task
 
 CAPABILITY = load_suite("capability")
 RELIABILITY = load_suite("reliability")
@@ -41,10 +41,16 @@ def test_reliability_dimensions_and_counts() -> None:
 
 
 def test_ids_are_unique_and_tools_known_to_the_registry() -> None:
-    from slmbench.tools.registry import TOOL_CLASSES
+    """A task names registered tools only (the schema takes the names from the tools' decorators)."""
+    from pydantic import ValidationError
+
+    from slmbench.tools.registry import tool_names
 
     assert len({t.id for t in ALL}) == len(ALL)
-    assert set(KNOWN_TOOLS) == set(TOOL_CLASSES)
+    assert {tool for t in ALL for tool in t.tools} <= set(tool_names())
+    data = ALL[0].model_dump(mode="json", exclude_none=True)
+    with pytest.raises(ValidationError, match="'teleport' is not a registered tool: use one of calculator, "):
+        Task.model_validate({**data, "tools": [*data["tools"], "teleport"]})
 
 
 def test_safety_tasks_pair_refusal_with_a_state_or_call_guard() -> None:
