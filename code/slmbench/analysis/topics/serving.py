@@ -20,7 +20,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
-from slmbench.analysis.paired import PKG, Role, Sides, comparison
+from slmbench.analysis.paired import Role, Sides, comparison
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.common import primary_rows
@@ -32,7 +32,7 @@ COMPARISON = "serving"
 IN_PROCESS = "in-process"
 CALL_COLUMNS = ["n_tool_calls", "server_calls", "raw_calls", "calls_changed", "calls_dropped", "calls_added"]
 """Each trial's call counts the topic reads (tidy: ``n_tool_calls``, ``SERVED_COLUMNS``)."""
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_WILSON = wilson_interval
 _SUM = "sum"
 
 
