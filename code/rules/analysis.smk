@@ -13,7 +13,7 @@ rule analyze_trials:
         expand(f"{PROCESSED}/{{topic}}.json", topic=TRIAL_TOPICS),
     params:
         options=topic_options,
-        out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        out_dir=output_dir,
         bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
@@ -21,8 +21,8 @@ rule analyze_trials:
     log:
         "logs/analysis/analyze_trials.log",
     shell:
-        "slmbench analyze-trials {params.options} --out-dir {params.out_dir} --jobs {threads}"
-        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+        "slmbench analyze-trials {params.options} --out-dir {params.out_dir:q} --jobs {threads}"
+        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log:q} 2>&1"
 
 
 rule analyze:
@@ -41,8 +41,8 @@ rule analyze:
     log:
         "logs/analysis/analyze_{topic}.log",
     shell:
-        "slmbench analyze {wildcards.topic} {params.options} --out {output}"
-        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+        "slmbench analyze {wildcards.topic:q} {params.options} --out {output:q}"
+        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log:q} 2>&1"
 
 
 rule replay_strict:
@@ -58,8 +58,8 @@ rule replay_strict:
     log:
         "logs/analysis/replay_strict.log",
     shell:
-        "slmbench replay {input.shards} --mode strict --out {output} --cache-dir {params.cache} --jobs {threads}"
-        " > {log} 2>&1"
+        "slmbench replay {input.shards:q} --mode strict --out {output:q} --cache-dir {params.cache:q}"
+        " --jobs {threads} > {log:q} 2>&1"
 
 
 rule positive_control:
@@ -71,7 +71,7 @@ rule positive_control:
     log:
         "logs/analysis/positive_control.log",
     shell:
-        "slmbench control --out {output} > {log} 2>&1"
+        "slmbench control --out {output:q} > {log:q} 2>&1"
 
 
 rule macros:
@@ -85,8 +85,8 @@ rule macros:
     log:
         "logs/analysis/macros.log",
     shell:
-        "slmbench macros --manifest {input.manifest} --out-tex {output.tex}"
-        " --out-provenance {output.provenance} {input.topics} > {log} 2>&1"
+        "slmbench macros --manifest {input.manifest:q} --out-tex {output.tex:q}"
+        " --out-provenance {output.provenance:q} {input.topics:q} > {log:q} 2>&1"
 
 
 rule verify:
@@ -99,19 +99,21 @@ rule verify:
         replay=REPLAY,
         control=f"{PROCESSED}/control.json",
         baselines=str(BASELINES),
-        config="config.yaml",
+        config=STUDY_CONFIG,
         values=expand("figures/fig_{name}.values.json", name=FIGURES),
         code=code_inputs("tidy", "verify"),
     params:
+        raw=RAW_ROOT,
+        external=external_option,
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
         values=figure_values_options,
     threads: workflow.cores
     log:
         "logs/analysis/verify.log",
     shell:
-        "tmp=$(mktemp -d) && slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
+        "tmp=$(mktemp -d) && slmbench tidy --config {input.config:q} --raw-dir {params.raw:q} {params.external}"
         " --jobs {threads}"
-        " --out-trials $tmp/trials.parquet --out-events $tmp/events.parquet --out-manifest $tmp/manifest.json"
-        " > {log} 2>&1 && slmbench verify --trials $tmp/trials.parquet --events $tmp/events.parquet"
-        " --summary {input.summary} --generated {params.generated} {params.values} >> {log} 2>&1; status=$?;"
-        " rm -rf $tmp; cat {log}; exit $status"
+        ' --out-trials "$tmp/trials.parquet" --out-events "$tmp/events.parquet" --out-manifest "$tmp/manifest.json"'
+        ' > {log:q} 2>&1 && slmbench verify --trials "$tmp/trials.parquet" --events "$tmp/events.parquet"'
+        " --summary {input.summary:q} --generated {params.generated:q} {params.values} >> {log:q} 2>&1; status=$?;"
+        ' rm -rf "$tmp"; cat {log:q}; exit $status'

@@ -2,11 +2,12 @@
 # shards recorded. Each stage's own constants and input functions are in its rule file.
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
 from slmbench.cli import entry_module
-from slmbench.config import parse_config
+from slmbench.config import ConfigError, parse_config
 from slmbench.sources import PACKAGE, code_files, module_name, source_files
 from slmbench.tidy import no_trials_message
 from slmbench.vocab import STUDY_ID
@@ -14,12 +15,17 @@ from snakemake.exceptions import WorkflowError
 
 # Build options: settings of the build, not of the science, accepted by `--config` beside config.yaml.
 BUILD_OPTIONS = ("site_base",)
-STUDY = parse_config({key: value for key, value in config.items() if key not in BUILD_OPTIONS})
+STUDY_CONFIG = workflow.configfiles[-1] if workflow.configfiles else "config.yaml"
+try:  # a config error is one line naming the field, never a traceback
+    STUDY = parse_config({key: value for key, value in config.items() if key not in BUILD_OPTIONS}, STUDY_CONFIG)
+except ConfigError as exc:
+    sys.exit(str(exc))
 # Rules write `slmbench ...`; this shell function runs it with the interpreter that runs Snakemake, so a rule
 # works without the virtual environment on PATH.
 # (.format and then Snakemake format the prefix: each halves the braces.)
-shell.prefix('set -euo pipefail; slmbench() {{{{ "{}" -m slmbench "$@"; }}}}; '.format(sys.executable))
-RAW = f"data/raw/{STUDY_ID}"
+shell.prefix("set -euo pipefail; slmbench() {{{{ {} -m slmbench \"$@\"; }}}}; ".format(shlex.quote(sys.executable)))
+RAW_ROOT = "data/raw"  # the study's records: its own, and imported studies' under their ids
+RAW = f"{RAW_ROOT}/{STUDY_ID}"
 PROCESSED = "data/processed"
 SHARD_CACHE = f"{PROCESSED}/cache"  # each raw shard's tidy tables and replay, kept while shard and package hold
 REPLAY = f"{PROCESSED}/replay_strict.parquet"
@@ -49,10 +55,30 @@ if not re.fullmatch(r"[A-Za-z0-9:/._~-]+", SITE_BASE):
     raise ValueError(f"site_base {SITE_BASE!r}: use letters, digits and : / . _ ~ - only (it goes into LaTeX)")
 
 
+def output_dir(wildcards, output):
+    """The folder of the rule's first output (what a command writing several files there is given)."""
+    return os.path.dirname(output[0])
+
+
+def input_dir(wildcards, input):
+    """The folder of the rule's first input (a published study's root, the templates' folder)."""
+    return os.path.dirname(input[0])
+
+
+def part_file(wildcards, output):
+    """Where a precious run writes until it is complete (renamed to its output then): ``<output>.part``."""
+    return f"{output[0]}.part"
+
+
+def external_option(wildcards, input):
+    """``--external <trials>`` where the rule reads a published study's imported trials."""
+    return f"--external {shlex.quote(input.external)}" if "external" in input.keys() else ""
+
+
 def recorded_shards(wildcards):
     """The raw shards already recorded (analysis never triggers new model runs); none at all stops the build
     with the command that records them."""
     shards = sorted(str(p) for p in Path(RAW).rglob("*.jsonl"))
     if not shards:
-        raise WorkflowError(no_trials_message(Path(RAW), workflow.configfiles[-1] if workflow.configfiles else "config.yaml"))
+        raise WorkflowError(no_trials_message(Path(RAW), STUDY_CONFIG))
     return shards

@@ -20,4 +20,5 @@ rule fig:
     log:
         "logs/figures/fig_{name}.log",
     shell:
-        "slmbench figure {wildcards.name} {params.topics} --out {output.pdf} --values {output.values} > {log} 2>&1"
+        "slmbench figure {wildcards.name:q} {params.topics} --out {output.pdf:q} --values {output.values:q}"
+        " > {log:q} 2>&1"

@@ -4,25 +4,27 @@ include: "inputs/paper.smk"
 
 PAPER_TEMPLATES = sorted(str(p) for p in Path("paper/templates").glob("*.tex.j2"))
 PAPER_TEXT = [f"paper/generated/text_{place}.tex" for place in ("abstract", "body", "appendix")]
-STUDY_CONFIG = workflow.configfiles[-1] if workflow.configfiles else "config.yaml"
 
 
 rule paper_text:
     """The paper's text (slmbench.paper): every section the study ran, rendered from the templates with the
     study's facts (config, plan, trials) and result keys."""
     input:
+        templates=PAPER_TEMPLATES,
         config=STUDY_CONFIG,
         numbers="paper/generated/numbers.tex",
         trials=f"{PROCESSED}/trials.parquet",
-        templates=PAPER_TEMPLATES,
         code=PAPER_TEXT_CODE,
     output:
         PAPER_TEXT,
+    params:
+        templates=input_dir,  # the templates' folder
+        out_dir=output_dir,
     log:
         "logs/paper/paper_text.log",
     shell:
-        "slmbench paper-text --config {input.config} --numbers {input.numbers} --trials {input.trials}"
-        " --templates paper/templates --out-dir paper/generated > {log} 2>&1"
+        "slmbench paper-text --config {input.config:q} --numbers {input.numbers:q} --trials {input.trials:q}"
+        " --templates {params.templates:q} --out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 
 rule table:
@@ -37,7 +39,7 @@ rule table:
     log:
         "logs/paper/table_{name}.log",
     shell:
-        "slmbench table {wildcards.name} --analysis {input.topic} --out {output} > {log} 2>&1"
+        "slmbench table {wildcards.name:q} --analysis {input.topic:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule appendix:
@@ -52,8 +54,8 @@ rule appendix:
     log:
         "logs/paper/appendix.log",
     shell:
-        "slmbench appendix --protocol {input.protocol} --trials {input.trials}"
-        " --out-table {output.table} --out-transcripts {output.transcripts} > {log} 2>&1"
+        "slmbench appendix --protocol {input.protocol:q} --trials {input.trials:q}"
+        " --out-table {output.table:q} --out-transcripts {output.transcripts:q} > {log:q} 2>&1"
 
 
 rule pdf:
@@ -73,4 +75,4 @@ rule pdf:
         "logs/paper/pdf.log",
     shell:
         "latexmk -g -cd -pdf -interaction=nonstopmode -halt-on-error"
-        " -usepretex='\\def\\slmsite{{{params.site}}}' {input.main} > {log} 2>&1"
+        " -usepretex='\\def\\slmsite{{{params.site}}}' {input.main:q} > {log:q} 2>&1"

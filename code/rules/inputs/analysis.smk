@@ -48,7 +48,7 @@ def trial_topic_inputs(wildcards):
 def topic_options(wildcards, input):
     """``--trials ... --events ...``: one option per input file, then the topic's configured options."""
     options = [
-        f"--{name.replace('_', '-')} {path}"
+        f"--{name.replace('_', '-')} {shlex.quote(path)}"
         for name, value in input.items()
         if name != "code"
         for path in ([value] if isinstance(value, str) else value)
@@ -58,4 +58,4 @@ def topic_options(wildcards, input):
 
 def figure_values_options(wildcards, input):
     """``--figure-values <json>`` for each figure's values file (checked by `slmbench verify`)."""
-    return " ".join(f"--figure-values {path}" for path in input.values)
+    return " ".join(f"--figure-values {shlex.quote(path)}" for path in input.values)

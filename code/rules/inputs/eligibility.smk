@@ -35,8 +35,8 @@ def elig_run_args(wildcards):
     """`slmbench eligibility run` options naming the configuration's model and weights (none for a shipped file
     or an Ollama model)."""
     model, quant = ELIG_CONFIGS[wildcards.config]
-    args = f"--model {model} --quant {quant}"
-    return args if quant == SHIPPED else args + f" --weights {variant_path(model, quant)}"
+    args = ["--model", model, "--quant", quant]
+    return shlex.join(args if quant == SHIPPED else [*args, "--weights", str(variant_path(model, quant))])
 
 
 def elig_data_dir(wildcards, input):

@@ -5,7 +5,10 @@ from slmbench.run.key import STEM_PATTERN, ShardKey
 from slmbench.run.plan import plan_shards, resources, shard_for
 
 # The shard plan (slmbench.run.plan): every shard config.yaml asks for, by "<model>/<stem>".
-PLAN = {shard.key.name: shard for shard in plan_shards(STUDY)}
+try:  # two parts that plan one shard differently, or an unknown task: one line naming the fields
+    PLAN = {shard.key.name: shard for shard in plan_shards(STUDY)}
+except ConfigError as exc:
+    sys.exit(str(exc))
 TRIAL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if shard.kinds - {"protocol"}]
 PROTOCOL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if "protocol" in shard.kinds]
 MODEL_PATTERN = "|".join(re.escape(m) for m in STUDY.models)
@@ -20,6 +23,11 @@ def _resources(name):
 def _shard_resources(wildcards):
     """Threads, memory and wall time of the shard a rule builds (``slmbench.run.plan.resources``)."""
     return _resources(f"{wildcards.model}/{wildcards.stem}")
+
+
+def shard_name(wildcards):
+    """``<model>/<stem>``: the shard ``slmbench run --shard`` runs."""
+    return f"{wildcards.model}/{wildcards.stem}"
 
 
 def shard_threads(wildcards):

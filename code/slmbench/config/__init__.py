@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializeAsAny,
+    ValidationError,
+    model_validator,
+)
 
 from slmbench.backends import backend_facts
 from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
@@ -90,6 +98,12 @@ class StudyConfig(BaseModel):
         " None: the original runs, wherever they ran",
     )
     eligibility: EligibilityPlan | None = None
+    _source: str = PrivateAttr(default="config.yaml")
+
+    @property
+    def source(self) -> str:
+        """The file the config was read from, as errors name it (``config.yaml`` when it was built in memory)."""
+        return self._source
 
     @model_validator(mode="after")
     def _model_names(self) -> StudyConfig:
@@ -214,7 +228,9 @@ def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConf
     lines = [_line(source, loc, message) for loc, message in errors]
     if not lines:
         try:
-            return StudyConfig.model_validate({**data, "models": models} if "models" in data else data)
+            config = StudyConfig.model_validate({**data, "models": models} if "models" in data else data)
+            config._source = source
+            return config
         except ValidationError as exc:
             lines = [_line(source, tuple(err["loc"]), err["msg"]) for err in exc.errors()]
     raise ConfigError("\n".join(lines))
