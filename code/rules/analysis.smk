@@ -10,8 +10,9 @@ rule analyze_trials:
     input:
         unpack(trial_topic_inputs),
     output:
-        expand(f"{PROCESSED}/{{topic}}.json", topic=TRIAL_TOPICS),
+        expand(f"{PROCESSED}/{{topic}}.json", topic=STUDY_TRIAL_TOPICS),
     params:
+        topics=shlex.join(STUDY_TRIAL_TOPICS),
         options=topic_options,
         out_dir=output_dir,
         bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
@@ -21,7 +22,7 @@ rule analyze_trials:
     log:
         "logs/analysis/analyze_trials.log",
     shell:
-        "slmbench analyze-trials {params.options} --out-dir {params.out_dir:q} --jobs {threads}"
+        "slmbench analyze-trials {params.topics} {params.options} --out-dir {params.out_dir:q} --jobs {threads}"
         " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log:q} 2>&1"
 
 
@@ -32,7 +33,7 @@ rule analyze:
     output:
         f"{PROCESSED}/{{topic}}.json",
     wildcard_constraints:
-        topic="|".join(t for t in TOPICS if t not in TRIAL_TOPICS),
+        topic="|".join(t for t in STUDY_TOPICS if t not in TRIAL_TOPICS) or "^$",
     params:
         options=topic_options,
         bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
@@ -77,7 +78,7 @@ rule positive_control:
 rule macros:
     input:
         manifest="data/processed/manifest.json",
-        topics=expand(f"{PROCESSED}/{{topic}}.json", topic=TOPICS),
+        topics=expand(f"{PROCESSED}/{{topic}}.json", topic=STUDY_TOPICS),
         package=ALL_PACKAGE_SOURCES,
     output:
         tex="paper/generated/numbers.tex",
@@ -94,17 +95,18 @@ rule verify:
     and every value a figure plotted (figures/*.values.json) with the recomputed number of its key."""
     input:
         shards=recorded_shards,
-        external="data/processed/external_trials.parquet",
-        summary="data/processed/external_summary.parquet",
+        external=PUBLISHED_TRIALS,
+        summary=PUBLISHED_SUMMARY,
         replay=REPLAY,
         control=f"{PROCESSED}/control.json",
-        baselines=str(BASELINES),
+        baselines=ELIG_BASELINES,
         config=STUDY_CONFIG,
-        values=expand("figures/fig_{name}.values.json", name=FIGURES),
+        values=expand("figures/fig_{name}.values.json", name=STUDY_FIGURES),
         code=code_inputs("tidy", "verify"),
     params:
         raw=RAW_ROOT,
         external=external_option,
+        summary=summary_option,
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
         values=figure_values_options,
     threads: workflow.cores
@@ -115,5 +117,5 @@ rule verify:
         " --jobs {threads}"
         ' --out-trials "$tmp/trials.parquet" --out-events "$tmp/events.parquet" --out-manifest "$tmp/manifest.json"'
         ' > {log:q} 2>&1 && slmbench verify --trials "$tmp/trials.parquet" --events "$tmp/events.parquet"'
-        " --summary {input.summary:q} --generated {params.generated:q} {params.values} >> {log:q} 2>&1; status=$?;"
+        " {params.summary} --generated {params.generated:q} {params.values} >> {log:q} 2>&1; status=$?;"
         ' rm -rf "$tmp"; cat {log:q}; exit $status'

@@ -9,7 +9,7 @@ from pathlib import Path
 from slmbench.cli import entry_module
 from slmbench.config import ConfigError, parse_config
 from slmbench.sources import PACKAGE, code_files, module_name, source_files
-from slmbench.tidy import no_trials_message
+from slmbench.tidy import no_trials_message, study_shards
 from slmbench.vocab import STUDY_ID
 from snakemake.exceptions import WorkflowError
 
@@ -70,15 +70,27 @@ def part_file(wildcards, output):
     return f"{output[0]}.part"
 
 
+def _named(input, name):
+    """The files of input ``name`` (none where the rule's input lacks it or it is an empty list)."""
+    files = input.get(name, [])
+    return [files] if isinstance(files, str) else list(files)
+
+
 def external_option(wildcards, input):
-    """``--external <trials>`` where the rule reads a published study's imported trials."""
-    return f"--external {shlex.quote(input.external)}" if "external" in input.keys() else ""
+    """``--external <trials>`` where the rule reads a published study's imported trials (the config names one)."""
+    return " ".join(f"--external {shlex.quote(path)}" for path in _named(input, "external"))
+
+
+def summary_option(wildcards, input):
+    """``--summary <summary>`` where the rule reads a published study's imported summary."""
+    return " ".join(f"--summary {shlex.quote(path)}" for path in _named(input, "summary"))
 
 
 def recorded_shards(wildcards):
-    """The raw shards already recorded (analysis never triggers new model runs); none at all stops the build
-    with the command that records them."""
-    shards = sorted(str(p) for p in Path(RAW).rglob("*.jsonl"))
+    """The raw shards of the study's models already recorded (analysis never triggers new model runs; shards of
+    a model no longer configured are not the study's); none at all stops the build with the command that records
+    them."""
+    shards = [str(p) for p in study_shards(Path(RAW_ROOT), STUDY).kept]
     if not shards:
         raise WorkflowError(no_trials_message(Path(RAW), STUDY_CONFIG))
     return shards

@@ -14,7 +14,7 @@ rule fig:
         pdf=report("figures/fig_{name}.pdf", category="Figures", labels={"figure": "{name}"}),
         values="figures/fig_{name}.values.json",
     wildcard_constraints:
-        name="|".join(FIGURES),
+        name="|".join(STUDY_FIGURES) or "^$",
     params:
         topics=figure_topic_options,
     log:

@@ -35,7 +35,7 @@ rule table:
     output:
         report("paper/generated/tab_{name}.tex", category="Tables", labels={"table": "{name}"}),
     wildcard_constraints:
-        name="|".join(TABLES),
+        name="|".join(STUDY_TABLES),
     log:
         "logs/paper/table_{name}.log",
     shell:
@@ -64,9 +64,9 @@ rule pdf:
         text=rules.paper_text.output,
         bib="paper/references.bib",
         numbers="paper/generated/numbers.tex",
-        tables=expand("paper/generated/tab_{name}.tex", name=TABLES),
+        tables=expand("paper/generated/tab_{name}.tex", name=STUDY_TABLES),
         appendix=rules.appendix.output,
-        figures=expand("figures/fig_{name}.pdf", name=FIGURES),
+        figures=expand("figures/fig_{name}.pdf", name=STUDY_FIGURES),
     output:
         report("paper/main.pdf", category="Paper"),
     params:

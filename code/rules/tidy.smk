@@ -1,5 +1,8 @@
-# Raw shards + the imported published study → tidy tables.
+# Raw shards + the imported published study → tidy tables. The published study is imported only where the config
+# names it (`published_studies`): a study without it tabulates its own trials alone.
 PUBLISHED_ROOT = "data/external/karmacharya2026"
+PUBLISHED_TRIALS = [f"{PROCESSED}/external_trials.parquet"] if STUDY.published_studies else []
+PUBLISHED_SUMMARY = [f"{PROCESSED}/external_summary.parquet"] if STUDY.published_studies else []
 
 
 rule import_external:
@@ -7,8 +10,8 @@ rule import_external:
         readme=f"{PUBLISHED_ROOT}/README.md",
         code=code_inputs("import-external"),
     output:
-        trials="data/processed/external_trials.parquet",
-        summary="data/processed/external_summary.parquet",
+        trials=f"{PROCESSED}/external_trials.parquet",
+        summary=f"{PROCESSED}/external_summary.parquet",
     log:
         "logs/import_external.log",
     params:
@@ -21,7 +24,7 @@ rule import_external:
 rule tidy:
     input:
         shards=recorded_shards,
-        external="data/processed/external_trials.parquet",
+        external=PUBLISHED_TRIALS,
         config=STUDY_CONFIG,
         code=code_inputs("tidy"),  # what judges and tabulates a record: editing it re-tidies
     output:

@@ -28,6 +28,17 @@ PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
 comparison, the protocol study, the serving comparison. A shard two of them plan alike is planned once, with both
 kinds."""
 COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
+StudyPart = Literal[
+    "null_control", "scaffold_comparison", "context_comparison", "serving_comparison", "protocol_study",
+    "eligibility", "published_studies",
+]  # fmt: skip
+STUDY_PARTS: tuple[StudyPart, ...] = get_args(StudyPart)
+"""The optional parts of a study, each named by the config block that asks for it: a part (its shards, its topic,
+its figures and tables) exists only where its block does."""
+PublishedStudy = Literal["karmacharya2026"]
+PUBLISHED_STUDIES: tuple[PublishedStudy, ...] = get_args(PublishedStudy)
+"""Published studies a study can reproduce from their own reports (``slmbench.importers``; config
+``published_studies``)."""
 """The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
 
 ServerName = Literal["llama-server"]

@@ -95,7 +95,7 @@ def user_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.model
 def test_a_user_study_of_its_own_models_gets_a_text_true_for_it(user_study: Path) -> None:
     facts = facts_of(user_study)
-    assert facts.ran == {"capability", "external"}
+    assert facts.ran == {"capability"}  # no published study: its config names none
     assert problems(user_study / "paper", load_config(user_study / "config.yaml"), facts) == []
     words = prose(text_of(user_study / "paper"))
     assert "acme-tiny-a" in words and "acme-tiny-b" in words
@@ -120,7 +120,7 @@ def base_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_study_with_a_base_control_and_no_protocol_study_gets_a_text_true_for_it(base_study: Path) -> None:
     facts = facts_of(base_study)
-    assert facts.ran == {"capability", "reliability", "external"} and [m.name for m in facts.base] == [
+    assert facts.ran == {"capability", "reliability"} and [m.name for m in facts.base] == [
         "gemma3-270m"
     ]
     assert problems(base_study / "paper", load_config(base_study / "config.yaml"), facts) == []

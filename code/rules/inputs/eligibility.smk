@@ -2,7 +2,6 @@
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
 from slmbench.eligibility.layout import (
     BASELINES,
-    RAW_DIR,
     config_id,
     eligibility_models,
     eligibility_runs,
@@ -23,6 +22,7 @@ ELIG_RUNS = [str(run_path(*run)) for run in eligibility_runs(STUDY)]
 ELIG_VARIANTS = [str(variant_path(model, qtype)) for model, qtype in eligibility_variants(STUDY)]
 ELIG_REQUANTISABLE = requantisable_models(STUDY)
 ELIG_MARGIN = STUDY.eligibility.margin if STUDY.eligibility else 0.05
+ELIG_BASELINES = [str(BASELINES)] if STUDY.eligibility else []
 
 
 def elig_variant_weights(wildcards):
@@ -50,8 +50,9 @@ def elig_bfcl_dir(wildcards, input):
 
 
 def elig_recorded_runs(wildcards):
-    """The eligibility runs already recorded (the analysis never triggers model runs)."""
-    return sorted(str(p) for p in RAW_DIR.rglob("*.jsonl"))
+    """The planned eligibility runs already recorded (the analysis never triggers model runs, and reads no run of
+    a configuration the config no longer plans)."""
+    return sorted(run for run in ELIG_RUNS if Path(run).is_file())
 
 
 def elig_independent_passes(wildcards):

@@ -1,5 +1,5 @@
 # The figure rule's input functions, generated from the figure registry (rules in code/rules/figures.smk).
-from slmbench.figures.registry import FIGURE_TOPICS, FIGURES, figure
+from slmbench.figures.registry import FIGURE_TOPICS, figure
 
 
 def figure_inputs(wildcards):

@@ -34,8 +34,11 @@ from slmbench.vocab import (
     DEFAULT_SPLIT_SEED,
     MODEL_NAME_PATTERN,
     NAME_PATTERN,
+    STUDY_PARTS,
     ParserMode,
+    PublishedStudy,
     ScaffoldName,
+    StudyPart,
     Suite,
 )
 
@@ -98,6 +101,11 @@ class StudyConfig(BaseModel):
         " None: the original runs, wherever they ran",
     )
     eligibility: EligibilityPlan | None = None
+    published_studies: list[PublishedStudy] = Field(
+        default_factory=list,
+        description="published studies reproduced from their own reports (data/external): their trials are"
+        " imported beside ours and their analysis regenerated; none unless named",
+    )
     _source: str = PrivateAttr(default="config.yaml")
 
     @property
@@ -202,6 +210,11 @@ class StudyConfig(BaseModel):
                         " only embedded GGUF files are requantised (score it in eligibility.models)"
                     )
         return self
+
+    def parts(self) -> frozenset[StudyPart]:
+        """The optional parts this study asks for (each a config block that is given, or a list that is not
+        empty): only these are planned, analysed, drawn and written about."""
+        return frozenset(part for part in STUDY_PARTS if getattr(self, part))
 
     def split_seed(self) -> int:
         """The eligibility study's split seed (its own, never the trials' ``seed``)."""

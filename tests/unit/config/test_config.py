@@ -208,3 +208,52 @@ def test_own_weights_are_a_path_and_a_hash_beside_the_pypi_form():
         parse_config(_with_model(backend="llamacpp", weights={"sha256": "ab" * 32, "file": "x.gguf"}))
     with pytest.raises(ConfigError, match=r"models\.m\.weights\.sha256"):
         parse_config(_with_model(backend="llamacpp", weights={"path": "x.gguf", "sha256": "nothex"}))
+
+
+@pytest.mark.parametrize("name", ["my model", "../up", "a/b", ".hidden", "x$y", "trailing-"])
+def test_a_model_name_that_cannot_be_a_file_name_or_a_shell_word_is_refused(name: str) -> None:
+    data = _with_model(**SERVED)
+    data["models"] = {name: data["models"]["m"]}
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    assert str(info.value) == (
+        f"config.yaml: models: {name!r} cannot name a model (it names files, folders and shell words): use letters"
+        " and digits with single '.', '_' or '-' between them, e.g. 'my-model-7b'"
+    )
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-coder-0.5b", "Qwen2.5_7B", "m"])
+def test_model_names_of_letters_digits_and_single_separators_are_taken(name: str) -> None:
+    data = _with_model(**SERVED)
+    data["models"] = {name: data["models"]["m"]}
+    assert list(parse_config(data).models) == [name]
+
+
+def test_a_block_naming_a_model_no_longer_configured_is_one_line() -> None:
+    """Today's message was a 27-line traceback ending in ``field ''``."""
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    del data["models"]["qwen2.5-coder-1.5b"]
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, "study/config.yaml")
+    assert str(info.value) == (
+        "study/config.yaml: serving_comparison.models: 'qwen2.5-coder-1.5b' is not a model of this study (models:"
+        " gemma3-270m, qwen2.5-coder-0.5b, smollm2-135m): remove it, or the block, or configure the model"
+    )
+    del data["serving_comparison"]
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, "study/config.yaml")
+    assert str(info.value) == (
+        "study/config.yaml: eligibility.requantise_models: 'qwen2.5-coder-1.5b' is not a model of this study"
+        " (models: gemma3-270m, qwen2.5-coder-0.5b, smollm2-135m): remove it or configure the model"
+    )
+    assert "\n" not in str(info.value)
+
+
+def test_a_protocol_not_defined_names_its_field_and_the_defined_ones() -> None:
+    data = _with_model(**SERVED)
+    data["protocol"] = "fulll"
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    assert str(info.value).startswith(
+        "config.yaml: protocol: 'fulll' is not defined under `protocols` (defined: "
+    )

@@ -37,7 +37,7 @@ DIMS = DIMENSIONS
 TOKENS = ("prompt_tokens", "completion_tokens")
 
 
-@topic(reads=("trials", "summary"))
+@topic(reads=("trials", "summary"), part="published_studies")
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """Capability accuracy, pairwise tests, size correlations, reliability and temperature of the study; its own
     analysis regenerated as published (``ext.pub.*``) and its claims tested (``ext.claims.*``).
