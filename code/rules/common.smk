@@ -1,5 +1,10 @@
 # What every stage shares: the validated config, the paths every stage uses, the rules' code inputs and the raw
 # shards recorded. Each stage's own constants and input functions are in its rule file.
+#
+# A study is a folder: Snakemake runs in it (the shipped study is this repository's root; `slmbench init` makes
+# others, whose workflow/Snakefile uses this workflow as a module), and every path a rule writes or reads of the
+# study is relative to it. The workflow's own files (its code, the paper's templates and sources, the task and
+# third-party data) are this repository's: `tool_path` finds them from the workflow wherever the study is.
 import os
 import re
 import shlex
@@ -15,6 +20,16 @@ from snakemake.exceptions import WorkflowError
 
 # Build options: settings of the build, not of the science, accepted by `--config` beside config.yaml.
 BUILD_OPTIONS = ("site_base",)
+TOOL_DIR = Path(str(workflow.current_basedir)).parents[1]  # code/rules/ -> the repository
+STUDY_IS_TOOL = TOOL_DIR.resolve() == Path.cwd().resolve()  # the shipped study: its folder is the repository
+
+
+def tool_path(relative):
+    """A file of the workflow itself, named relative in the repository's own study (as it always
+    was), else the workflow's absolute path (a study folder elsewhere reads it there)."""
+    return str(relative) if STUDY_IS_TOOL else str(TOOL_DIR / relative)
+
+
 STUDY_CONFIG = workflow.configfiles[-1] if workflow.configfiles else "config.yaml"
 try:  # a config error is one line naming the field, never a traceback
     STUDY = parse_config({key: value for key, value in config.items() if key not in BUILD_OPTIONS}, STUDY_CONFIG)
@@ -34,7 +49,7 @@ REPLAY = f"{PROCESSED}/replay_strict.parquet"
 def _relative(paths):
     """The workflow's own paths of the package's files (under its code folder): the import graph is read from
     the package imported, which may be another copy of the same sources (an editable install elsewhere)."""
-    return sorted({str(Path("code") / "slmbench" / Path(p).relative_to(PACKAGE)) for p in paths})
+    return sorted({tool_path(Path("code") / "slmbench" / Path(p).relative_to(PACKAGE)) for p in paths})
 
 
 def code_inputs(*commands, files=()):

@@ -2,7 +2,7 @@
 include: "inputs/paper.smk"
 
 
-PAPER_TEMPLATES = sorted(str(p) for p in Path("paper/templates").glob("*.tex.j2"))
+PAPER_TEMPLATES = sorted(tool_path(p.relative_to(TOOL_DIR)) for p in (TOOL_DIR / "paper/templates").glob("*.tex.j2"))
 PAPER_TEXT = [f"paper/generated/text_{place}.tex" for place in ("abstract", "body", "appendix")]
 
 
@@ -56,6 +56,22 @@ rule appendix:
     shell:
         "slmbench appendix --protocol {input.protocol:q} --trials {input.trials:q}"
         " --out-table {output.table:q} --out-transcripts {output.transcripts:q} > {log:q} 2>&1"
+
+
+if not STUDY_IS_TOOL:
+
+    rule paper_sources:
+        """A study folder's copy of the paper's LaTeX sources (the text, numbers, tables and figures are its own)."""
+        input:
+            main=tool_path("paper/main.tex"),
+            bib=tool_path("paper/references.bib"),
+        output:
+            main="paper/main.tex",
+            bib="paper/references.bib",
+        log:
+            "logs/paper/paper_sources.log",
+        shell:
+            "cp {input.main:q} {output.main:q} && cp {input.bib:q} {output.bib:q} 2> {log:q}"
 
 
 rule pdf:

@@ -1,6 +1,6 @@
 # Raw shards + the imported published study → tidy tables. The published study is imported only where the config
 # names it (`published_studies`): a study without it tabulates its own trials alone.
-PUBLISHED_ROOT = "data/external/karmacharya2026"
+PUBLISHED_ROOT = tool_path("data/external/karmacharya2026")
 PUBLISHED_TRIALS = [f"{PROCESSED}/external_trials.parquet"] if STUDY.published_studies else []
 PUBLISHED_SUMMARY = [f"{PROCESSED}/external_summary.parquet"] if STUDY.published_studies else []
 

@@ -36,6 +36,7 @@ rule shard:
     resources:
         mem_mb=shard_mem_mb,
         runtime=shard_runtime,
+        **SERVED_CLAIMS,
     shell:
         "slmbench run --config {params.config:q} --shard {params.shard:q} --no-progress"
         " --out {params.part:q} 2> {log:q} && mv {params.part:q} {output:q}"

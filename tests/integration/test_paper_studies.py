@@ -120,9 +120,7 @@ def base_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_study_with_a_base_control_and_no_protocol_study_gets_a_text_true_for_it(base_study: Path) -> None:
     facts = facts_of(base_study)
-    assert facts.ran == {"capability", "reliability"} and [m.name for m in facts.base] == [
-        "gemma3-270m"
-    ]
+    assert facts.ran == {"capability", "reliability"} and [m.name for m in facts.base] == ["gemma3-270m"]
     assert problems(base_study / "paper", load_config(base_study / "config.yaml"), facts) == []
     text = text_of(base_study / "paper")
     assert "the pretrained base model\ngemma3-270m as a floor control" in text or "base model" in prose(text)

@@ -19,7 +19,7 @@ from slmbench.sources import imports, modules
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("slmbench", "slmbench.vocab", "slmbench.conditions", "slmbench.registration", "slmbench.sources"),
     ("slmbench.backends", "slmbench.tools"),
-    ("slmbench.config",),
+    ("slmbench.config", "slmbench.study"),
     ("slmbench.records",),
     ("slmbench.judging",),
     ("slmbench.tasks",),

@@ -12,8 +12,8 @@ from slmbench.eligibility.layout import (
 )
 
 # The eligibility study: configurations, planned runs, variants, input functions.
-ELIG_DATA = "data/eligibility"
-ELIG_BFCL = "data/external/bfcl_v4_multiple"
+ELIG_DATA = tool_path("data/eligibility")  # the data sets: the workflow's, in every study
+ELIG_BFCL = tool_path("data/external/bfcl_v4_multiple")
 ELIG_CONFIGS = {
     config_id(model, quant): (model, quant)
     for model, quant in [(m, SHIPPED) for m in eligibility_models(STUDY)] + eligibility_variants(STUDY)

@@ -1,6 +1,7 @@
 # The trial shards' plan and resources (rules in code/rules/trials.smk).
 import functools
 
+from slmbench.models.resources import served_limits, served_resource
 from slmbench.run.key import STEM_PATTERN, ShardKey
 from slmbench.run.plan import plan_shards, resources, shard_for
 
@@ -12,6 +13,25 @@ except ConfigError as exc:
 TRIAL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if shard.kinds - {"protocol"}]
 PROTOCOL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if "protocol" in shard.kinds]
 MODEL_PATTERN = "|".join(re.escape(m) for m in STUDY.models)
+# Served load: each served model's shards claim its `concurrency` of a resource of its own whose limit is that
+# `concurrency` (slmbench.models.resources.served_limits), so its trials in flight never exceed it across shards.
+# `--resources served_<model>=N` on the command line sets another limit.
+for _name, _limit in served_limits(STUDY).items():
+    if _name not in workflow.global_resources:
+        workflow.register_resource(_name, _limit)
+
+
+def _served_claim(model, wildcards):
+    """A shard's claim on served model ``model``'s resource: its ``concurrency`` for that model's shards, else 0."""
+    return STUDY.models[model].concurrency if wildcards.model == model else 0
+
+
+SERVED_CLAIMS = {
+    served_resource(model): functools.partial(_served_claim, model)
+    for model in STUDY.models
+    if served_resource(model) in served_limits(STUDY)
+}
+"""The ``resources`` of the shard rule for served load, one per served model."""
 
 
 @functools.cache

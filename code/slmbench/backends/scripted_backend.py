@@ -36,15 +36,22 @@ class ScriptedBackend:
         cls, model_id: str, spec: ScriptedSettings, weights: Path | None, **overrides: Any
     ) -> ScriptedBackend:
         """The configured replies, given in order across the shard's trials (the last one repeated)."""
-        return cls(spec.outputs, repeat_last=spec.repeat_last, model_id=model_id)
+        return cls(
+            spec.outputs,
+            repeat_last=spec.repeat_last,
+            model_id=model_id,
+            n_ctx=overrides.get("n_ctx") or spec.n_ctx,
+        )
 
     def __init__(
         self,
         outputs: Sequence[str | BackendError] = (),
         repeat_last: bool = False,
         model_id: str = "scripted",
+        n_ctx: int = 4096,
     ) -> None:
         self._outputs = list(outputs)
+        self.n_ctx = n_ctx
         self._repeat_last = repeat_last
         self._index = 0
         self.model_id = model_id
@@ -73,7 +80,12 @@ class ScriptedBackend:
 
     def fingerprint(self) -> dict[str, Any]:
         """Identity of the double."""
-        return {"backend": self.name, "model_id": self.model_id, "scripted_outputs": len(self._outputs)}
+        return {
+            "backend": self.name,
+            "model_id": self.model_id,
+            "n_ctx": self.n_ctx,
+            "scripted_outputs": len(self._outputs),
+        }
 
     def reset(self) -> bool:
         """No state to forget."""

@@ -237,6 +237,11 @@ def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConf
     Raises:
         ConfigError: Every problem found, one line each.
     """
+    if "models" in data and not data["models"]:
+        raise ConfigError(
+            f"{source}: models: no model is configured: add one under `models:` (docs/models.md shows an entry for"
+            " each backend)"
+        )
     models, errors = validated_models(data.get("models"))
     lines = [_line(source, loc, message) for loc, message in errors]
     if not lines:

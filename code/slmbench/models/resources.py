@@ -17,6 +17,10 @@ SLURM job is sized by the model it loads and the trials it runs, not by one cons
   recorded shard under ``data/raw`` (a mean, not a median: one slow trial costs a shard its whole length).
   A model without records falls back to the study's ``trial_budget_s`` per trial (the per-trial time budget).
   Shards with more turns or tokens than the study's defaults scale by those ratios.
+* **served load** (``served_<model>``): a model that a server runs takes at most its ``concurrency`` trials in
+  flight, across shards too: each of its shards claims ``concurrency`` of a scheduler resource of its own
+  (``served_resource``), whose limit is ``concurrency`` (``served_limits``; the workflow sets it unless
+  ``--resources`` does), so two shards of one server never run at once beyond it.
 * **threads**: llama.cpp decodes a model under 1B parameters no faster on more than 2 threads; larger ones
   get up to 4 (``2 × params_b``, rounded up). A served model needs 1. The backend uses the CPUs the
   job is given (``os.sched_getaffinity``), so the request and the use agree.
@@ -27,13 +31,14 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from slmbench.backends import backend_facts
-from slmbench.config import ModelSpec
+from slmbench.config import ModelSpec, StudyConfig
 
 BASE_MB = 512
 RSS_HEADROOM = 1.25
@@ -229,6 +234,22 @@ def model_threads(spec: ModelSpec) -> int:
     if not backend_facts(spec.backend).in_process:
         return 1
     return max(2, min(MAX_THREADS, math.ceil(2 * spec.params_b)))
+
+
+def served_resource(model: str) -> str:
+    """The scheduler resource that counts the trials in flight against served model ``model``:
+    ``served_<model>``, every character that is not a letter, digit or ``_`` written as ``_``."""
+    return "served_" + re.sub(r"\W", "_", model)
+
+
+def served_limits(config: StudyConfig) -> dict[str, int]:
+    """The limit of each served model's resource (``served_resource``): its ``concurrency``, for every model
+    whose backend does not run it in this process."""
+    return {
+        served_resource(name): spec.concurrency
+        for name, spec in config.models.items()
+        if not backend_facts(spec.backend).in_process
+    }
 
 
 def shard_runtime_min(n_trials: int, seconds_per_trial: float, scale: float = 1.0) -> int:
