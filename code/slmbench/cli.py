@@ -32,6 +32,7 @@ _COMMANDS: dict[str, str] = {
     "view": "slmbench.site.cli:view",
     "paper-text": "slmbench.paper.cli:paper_text",
     "init": "slmbench.study.cli:init",
+    "import-records": "slmbench.study.cli:import_records_cmd",
 }
 
 
