@@ -135,7 +135,7 @@ def claims_block(
     out: list[Number] = []
     for claim in CLAIMS:
         base = f"ext.claims.{claim.slug}"
-        cprov = nb.provenance(claims_block, rel_sel, "the claim and its rule (CLAIMS)")
+        cprov = nb.provenance(claims_block, rel_sel, "the claim and its rule")
         out += [nb.text(f"{base}.rule", claim.rule, cprov), nb.text(f"{base}.stated", claim.stated, cprov)]
         for method, (fn, args, selection, params) in tests[claim.slug].items():
             prov = nb.provenance(
