@@ -28,6 +28,7 @@ from pathlib import Path
 from _report import Report, add_report_options
 
 from slmbench.backends.llamacpp_backend import usable_cpus
+from slmbench.backends.openai_backend import OpenAISettings
 from slmbench.config import ModelSpec, load_config
 from slmbench.models.llama_server import LlamaServer
 from slmbench.models.registry import open_backend
@@ -149,9 +150,9 @@ def main() -> None:
             with LlamaServer(
                 gguf, args.model, parallel=slots, n_ctx=spec.n_ctx, threads=args.threads
             ) as server:
-                served = ModelSpec.model_validate(
+                served = OpenAISettings.model_validate(
                     {
-                        **spec.model_dump(exclude={"weights", "chat_format"}),
+                        **spec.model_dump(include=set(ModelSpec.model_fields) - {"weights"}),
                         "backend": "openai",
                         "base_url": server.base_url,
                         "served_model": args.model,

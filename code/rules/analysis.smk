@@ -10,10 +10,11 @@ rule analyze_trials:
     input:
         unpack(trial_topic_inputs),
     output:
-        expand(f"{PROCESSED}/{{topic}}.json", topic=TRIAL_TOPICS),
+        expand(f"{PROCESSED}/{{topic}}.json", topic=STUDY_TRIAL_TOPICS),
     params:
+        topics=shlex.join(STUDY_TRIAL_TOPICS),
         options=topic_options,
-        out_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        out_dir=output_dir,
         bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
@@ -21,8 +22,8 @@ rule analyze_trials:
     log:
         "logs/analysis/analyze_trials.log",
     shell:
-        "slmbench analyze-trials {params.options} --out-dir {params.out_dir} --jobs {threads}"
-        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+        "slmbench analyze-trials {params.topics} {params.options} --out-dir {params.out_dir:q} --jobs {threads}"
+        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log:q} 2>&1"
 
 
 rule analyze:
@@ -32,7 +33,7 @@ rule analyze:
     output:
         f"{PROCESSED}/{{topic}}.json",
     wildcard_constraints:
-        topic="|".join(t for t in TOPICS if t not in TRIAL_TOPICS),
+        topic="|".join(t for t in STUDY_TOPICS if t not in TRIAL_TOPICS) or "^$",
     params:
         options=topic_options,
         bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
@@ -41,8 +42,8 @@ rule analyze:
     log:
         "logs/analysis/analyze_{topic}.log",
     shell:
-        "slmbench analyze {wildcards.topic} {params.options} --out {output}"
-        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log} 2>&1"
+        "slmbench analyze {wildcards.topic:q} {params.options} --out {output:q}"
+        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log:q} 2>&1"
 
 
 rule replay_strict:
@@ -58,8 +59,8 @@ rule replay_strict:
     log:
         "logs/analysis/replay_strict.log",
     shell:
-        "slmbench replay {input.shards} --mode strict --out {output} --cache-dir {params.cache} --jobs {threads}"
-        " > {log} 2>&1"
+        "slmbench replay {input.shards:q} --mode strict --out {output:q} --cache-dir {params.cache:q}"
+        " --jobs {threads} > {log:q} 2>&1"
 
 
 rule positive_control:
@@ -71,13 +72,13 @@ rule positive_control:
     log:
         "logs/analysis/positive_control.log",
     shell:
-        "slmbench control --out {output} > {log} 2>&1"
+        "slmbench control --out {output:q} > {log:q} 2>&1"
 
 
 rule macros:
     input:
         manifest="data/processed/manifest.json",
-        topics=expand(f"{PROCESSED}/{{topic}}.json", topic=TOPICS),
+        topics=expand(f"{PROCESSED}/{{topic}}.json", topic=STUDY_TOPICS),
         package=ALL_PACKAGE_SOURCES,
     output:
         tex="paper/generated/numbers.tex",
@@ -85,8 +86,8 @@ rule macros:
     log:
         "logs/analysis/macros.log",
     shell:
-        "slmbench macros --manifest {input.manifest} --out-tex {output.tex}"
-        " --out-provenance {output.provenance} {input.topics} > {log} 2>&1"
+        "slmbench macros --manifest {input.manifest:q} --out-tex {output.tex:q}"
+        " --out-provenance {output.provenance:q} {input.topics:q} > {log:q} 2>&1"
 
 
 rule verify:
@@ -94,24 +95,27 @@ rule verify:
     and every value a figure plotted (figures/*.values.json) with the recomputed number of its key."""
     input:
         shards=recorded_shards,
-        external="data/processed/external_trials.parquet",
-        summary="data/processed/external_summary.parquet",
+        external=PUBLISHED_TRIALS,
+        summary=PUBLISHED_SUMMARY,
         replay=REPLAY,
         control=f"{PROCESSED}/control.json",
-        baselines=str(BASELINES),
-        config="config.yaml",
-        values=expand("figures/fig_{name}.values.json", name=FIGURES),
+        baselines=ELIG_BASELINES,
+        config=STUDY_CONFIG,
+        values=expand("figures/fig_{name}.values.json", name=STUDY_FIGURES),
         code=code_inputs("tidy", "verify"),
     params:
+        raw=RAW_ROOT,
+        external=external_option,
+        summary=summary_option,
         generated="paper/generated",  # read as committed, never rebuilt before the comparison
         values=figure_values_options,
     threads: workflow.cores
     log:
         "logs/analysis/verify.log",
     shell:
-        "tmp=$(mktemp -d) && slmbench tidy --config {input.config} --raw-dir data/raw --external {input.external}"
+        "tmp=$(mktemp -d) && slmbench tidy --config {input.config:q} --raw-dir {params.raw:q} {params.external}"
         " --jobs {threads}"
-        " --out-trials $tmp/trials.parquet --out-events $tmp/events.parquet --out-manifest $tmp/manifest.json"
-        " > {log} 2>&1 && slmbench verify --trials $tmp/trials.parquet --events $tmp/events.parquet"
-        " --summary {input.summary} --generated {params.generated} {params.values} >> {log} 2>&1; status=$?;"
-        " rm -rf $tmp; cat {log}; exit $status"
+        ' --out-trials "$tmp/trials.parquet" --out-events "$tmp/events.parquet" --out-manifest "$tmp/manifest.json"'
+        ' > {log:q} 2>&1 && slmbench verify --trials "$tmp/trials.parquet" --events "$tmp/events.parquet"'
+        " {params.summary} --generated {params.generated:q} {params.values} >> {log:q} 2>&1; status=$?;"
+        ' rm -rf "$tmp"; cat {log:q}; exit $status'

@@ -31,9 +31,11 @@ rule eligibility_run:
         task="|".join(ELIGIBILITY_TASKS),
         prompt="|".join(PROMPT_STYLES),
     params:
+        config=STUDY_CONFIG,
         args=elig_run_args,
         data=ELIG_DATA,
         bfcl=ELIG_BFCL,
+        part=part_file,
     log:
         "logs/eligibility/{config}/{task}_{prompt}.log",
     threads: 2
@@ -41,9 +43,9 @@ rule eligibility_run:
         mem_mb=6000,
         runtime=600,
     shell:
-        "slmbench eligibility run {params.args} --task {wildcards.task} --prompt {wildcards.prompt}"
-        " --data-dir {params.data} --bfcl-dir {params.bfcl} --n-threads {threads}"
-        " --out {output}.part 2> {log} && mv {output}.part {output}"
+        "slmbench eligibility run --config {params.config:q} {params.args} --task {wildcards.task:q}"
+        " --prompt {wildcards.prompt:q} --data-dir {params.data:q} --bfcl-dir {params.bfcl:q} --n-threads {threads}"
+        " --out {params.part:q} 2> {log:q} && mv {params.part:q} {output:q}"
 
 
 rule eligibility_quantize:
@@ -54,25 +56,24 @@ rule eligibility_quantize:
     wildcard_constraints:
         model="|".join(re.escape(m) for m in ELIG_REQUANTISABLE) or "^$",
         qtype="|".join(REQUANT_TYPES),
+    params:
+        config=STUDY_CONFIG,
     log:
         "logs/eligibility/quantize_{model}-{qtype}.log",
     threads: 2
     resources:
         mem_mb=8000,
     shell:
-        "slmbench eligibility quantize --model {wildcards.model} --type {wildcards.qtype}"
-        " --out {output.gguf} --n-threads {threads} > {log} 2>&1"
+        "slmbench eligibility quantize --config {params.config:q} --model {wildcards.model:q}"
+        " --type {wildcards.qtype:q} --out {output.gguf:q} --n-threads {threads} > {log:q} 2>&1"
 
 
 rule eligibility_baselines:
     """The eligibility study's non-LLM baselines: a prediction for every item of every task (no model)."""
     input:
-        item_files=expand("data/eligibility/{task}/items.jsonl", task=ELIGIBILITY_TASKS),
-        bfcl=[
-            "data/external/bfcl_v4_multiple/BFCL_v4_multiple.json",
-            "data/external/bfcl_v4_multiple/possible_answer/BFCL_v4_multiple.json",
-        ],
-        config="config.yaml",
+        item_files=expand(f"{ELIG_DATA}/{{task}}/items.jsonl", task=ELIGIBILITY_TASKS),
+        bfcl=[f"{ELIG_BFCL}/BFCL_v4_multiple.json", f"{ELIG_BFCL}/possible_answer/BFCL_v4_multiple.json"],
+        config=STUDY_CONFIG,
         code=code_inputs("eligibility"),
     output:
         str(BASELINES),
@@ -82,5 +83,5 @@ rule eligibility_baselines:
     log:
         "logs/eligibility/baselines.log",
     shell:
-        "slmbench eligibility baselines --config {input.config} --data-dir {params.data}"
-        " --bfcl-dir {params.bfcl} --out {output} > {log} 2>&1"
+        "slmbench eligibility baselines --config {input.config:q} --data-dir {params.data:q}"
+        " --bfcl-dir {params.bfcl:q} --out {output:q} > {log:q} 2>&1"

@@ -14,10 +14,11 @@ rule fig:
         pdf=report("figures/fig_{name}.pdf", category="Figures", labels={"figure": "{name}"}),
         values="figures/fig_{name}.values.json",
     wildcard_constraints:
-        name="|".join(FIGURES),
+        name="|".join(STUDY_FIGURES) or "^$",
     params:
         topics=figure_topic_options,
     log:
         "logs/figures/fig_{name}.log",
     shell:
-        "slmbench figure {wildcards.name} {params.topics} --out {output.pdf} --values {output.values} > {log} 2>&1"
+        "slmbench figure {wildcards.name:q} {params.topics} --out {output.pdf:q} --values {output.values:q}"
+        " > {log:q} 2>&1"

@@ -2,27 +2,29 @@
 include: "inputs/paper.smk"
 
 
-PAPER_TEMPLATES = sorted(str(p) for p in Path("paper/templates").glob("*.tex.j2"))
+PAPER_TEMPLATES = sorted(tool_path(p.relative_to(TOOL_DIR)) for p in (TOOL_DIR / "paper/templates").glob("*.tex.j2"))
 PAPER_TEXT = [f"paper/generated/text_{place}.tex" for place in ("abstract", "body", "appendix")]
-STUDY_CONFIG = workflow.configfiles[-1] if workflow.configfiles else "config.yaml"
 
 
 rule paper_text:
     """The paper's text (slmbench.paper): every section the study ran, rendered from the templates with the
     study's facts (config, plan, trials) and result keys."""
     input:
+        templates=PAPER_TEMPLATES,
         config=STUDY_CONFIG,
         numbers="paper/generated/numbers.tex",
         trials=f"{PROCESSED}/trials.parquet",
-        templates=PAPER_TEMPLATES,
         code=PAPER_TEXT_CODE,
     output:
         PAPER_TEXT,
+    params:
+        templates=input_dir,  # the templates' folder
+        out_dir=output_dir,
     log:
         "logs/paper/paper_text.log",
     shell:
-        "slmbench paper-text --config {input.config} --numbers {input.numbers} --trials {input.trials}"
-        " --templates paper/templates --out-dir paper/generated > {log} 2>&1"
+        "slmbench paper-text --config {input.config:q} --numbers {input.numbers:q} --trials {input.trials:q}"
+        " --templates {params.templates:q} --out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 
 rule table:
@@ -33,11 +35,11 @@ rule table:
     output:
         report("paper/generated/tab_{name}.tex", category="Tables", labels={"table": "{name}"}),
     wildcard_constraints:
-        name="|".join(TABLES),
+        name="|".join(STUDY_TABLES),
     log:
         "logs/paper/table_{name}.log",
     shell:
-        "slmbench table {wildcards.name} --analysis {input.topic} --out {output} > {log} 2>&1"
+        "slmbench table {wildcards.name:q} --analysis {input.topic:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule appendix:
@@ -52,8 +54,24 @@ rule appendix:
     log:
         "logs/paper/appendix.log",
     shell:
-        "slmbench appendix --protocol {input.protocol} --trials {input.trials}"
-        " --out-table {output.table} --out-transcripts {output.transcripts} > {log} 2>&1"
+        "slmbench appendix --protocol {input.protocol:q} --trials {input.trials:q}"
+        " --out-table {output.table:q} --out-transcripts {output.transcripts:q} > {log:q} 2>&1"
+
+
+if not STUDY_IS_TOOL:
+
+    rule paper_sources:
+        """A study folder's copy of the paper's LaTeX sources (the text, numbers, tables and figures are its own)."""
+        input:
+            main=tool_path("paper/main.tex"),
+            bib=tool_path("paper/references.bib"),
+        output:
+            main="paper/main.tex",
+            bib="paper/references.bib",
+        log:
+            "logs/paper/paper_sources.log",
+        shell:
+            "cp {input.main:q} {output.main:q} && cp {input.bib:q} {output.bib:q} 2> {log:q}"
 
 
 rule pdf:
@@ -62,9 +80,9 @@ rule pdf:
         text=rules.paper_text.output,
         bib="paper/references.bib",
         numbers="paper/generated/numbers.tex",
-        tables=expand("paper/generated/tab_{name}.tex", name=TABLES),
+        tables=expand("paper/generated/tab_{name}.tex", name=STUDY_TABLES),
         appendix=rules.appendix.output,
-        figures=expand("figures/fig_{name}.pdf", name=FIGURES),
+        figures=expand("figures/fig_{name}.pdf", name=STUDY_FIGURES),
     output:
         report("paper/main.pdf", category="Paper"),
     params:
@@ -73,4 +91,4 @@ rule pdf:
         "logs/paper/pdf.log",
     shell:
         "latexmk -g -cd -pdf -interaction=nonstopmode -halt-on-error"
-        " -usepretex='\\def\\slmsite{{{params.site}}}' {input.main} > {log} 2>&1"
+        " -usepretex='\\def\\slmsite{{{params.site}}}' {input.main:q} > {log:q} 2>&1"

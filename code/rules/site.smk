@@ -12,9 +12,9 @@ rule site:
     output:
         directory(SITE),
     params:
-        raw="data/raw",
+        raw=RAW_ROOT,
     log:
         "logs/site/site.log",
     shell:
-        "slmbench view --raw-dir {params.raw} --trials {input.trials} --provenance {input.provenance}"
-        " --out {output} > {log} 2>&1"
+        "slmbench view --raw-dir {params.raw:q} --trials {input.trials:q} --provenance {input.provenance:q}"
+        " --out {output:q} > {log:q} 2>&1"

@@ -26,12 +26,17 @@ rule shard:
     wildcard_constraints:
         model=MODEL_PATTERN,
         stem=STEM_PATTERN,
+    params:
+        config=STUDY_CONFIG,
+        shard=shard_name,
+        part=part_file,
     log:
         "logs/trials/{model}/{stem}.log",
     threads: shard_threads
     resources:
         mem_mb=shard_mem_mb,
         runtime=shard_runtime,
+        **SERVED_CLAIMS,
     shell:
-        "slmbench run --shard {wildcards.model}/{wildcards.stem} --no-progress --out {output}.part"
-        " 2> {log} && mv {output}.part {output}"
+        "slmbench run --config {params.config:q} --shard {params.shard:q} --no-progress"
+        " --out {params.part:q} 2> {log:q} && mv {params.part:q} {output:q}"

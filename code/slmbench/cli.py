@@ -7,6 +7,8 @@ import logging
 
 import click
 
+from slmbench.config.errors import ConfigError
+
 # subcommand name -> "module:attribute" of a click command; imported only when used, so --help stays fast.
 _COMMANDS: dict[str, str] = {
     "models": "slmbench.models.cli:models",
@@ -32,6 +34,8 @@ _COMMANDS: dict[str, str] = {
     "eligibility": "slmbench.eligibility.cli:eligibility",
     "view": "slmbench.site.cli:view",
     "paper-text": "slmbench.paper.cli:paper_text",
+    "init": "slmbench.study.cli:init",
+    "import-records": "slmbench.study.cli:import_records_cmd",
 }
 
 
@@ -45,7 +49,14 @@ def entry_module(command: str) -> str:
 
 
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+    """A click group whose subcommands are imported on first use; a malformed config.yaml ends any of them with
+    its one line (the file, the field, the problem), never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)

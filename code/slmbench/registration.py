@@ -7,10 +7,12 @@ with a decorator on the function that defines it, written with literal keyword a
     def draw(src: Source) -> Figure: ...
 
 The member's name is its module's (or package's) name below the kind's package, so one name runs from the
-rule to the module. Importing the module runs the decorator (``Registry.__call__``); but the registry is read
-at every Snakemake start and the members import pandas, scipy and matplotlib, so ``Registry.declared`` reads
-the same decorator calls from the source instead (the abstract syntax tree: no member is imported). A test
-checks that what the decorators register equals what is read.
+rule to the module; a kind whose members are named otherwise (a backend's ``name="openai"``) says which keyword
+names them (``named_by``), and a member may then be a class. Importing the module runs the decorator
+(``Registry.__call__``); but the registry is read at every Snakemake start and the members import pandas, scipy,
+matplotlib or a model server's client, so ``Registry.declared`` reads the same decorator calls from the source
+instead (the abstract syntax tree: no member is imported). A test checks that what the decorators register
+equals what is read.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ class Declaration:
     """One registered member as its source declares it."""
 
     name: str
-    """The module's name below the kind's package (a package's name for a member made of several modules)."""
+    """The module's name below the kind's package (a package's name for a member made of several modules), or the
+    value of the keyword that names the kind's members."""
     module: str
     """The dotted name of the module whose function carries the decorator."""
     arguments: dict[str, Any]
@@ -51,19 +54,22 @@ class Registry(Generic[F]):
         package: The dotted name of the package the members live in (``slmbench.figures``).
         folder: That package's folder.
         decorator: The name the members' modules call the decorator by (``figure``).
+        named_by: The decorator's keyword whose value names a member (None: the member's module names it).
     """
 
-    def __init__(self, package: str, folder: Path, decorator: str) -> None:
+    def __init__(self, package: str, folder: Path, decorator: str, named_by: str | None = None) -> None:
         self.package = package
         self.folder = folder
         self.decorator = decorator
+        self.named_by = named_by
         self._registered: dict[str, tuple[F, dict[str, Any]]] = {}
 
     def __call__(self, **arguments: Any) -> Callable[[F], F]:
-        """The decorator: registers the function it decorates under its module's name."""
+        """The decorator: registers the function (or class) it decorates under its name."""
 
         def register(fn: F) -> F:
-            self._registered[self.name_of(fn.__module__)] = (fn, arguments)
+            name = arguments[self.named_by] if self.named_by else self.name_of(fn.__module__)
+            self._registered[name] = (fn, arguments)
             return fn
 
         return register
@@ -92,6 +98,12 @@ class Registry(Generic[F]):
             for path in files:
                 for line, arguments in self._decorations(path):
                     name = entry.stem if entry.is_file() else entry.name
+                    if self.named_by is not None:
+                        if not isinstance(arguments.get(self.named_by), str):
+                            raise DeclarationError(
+                                f"{path}:{line}: @{self.decorator} needs {self.named_by}=<a literal name>"
+                            )
+                        name = arguments[self.named_by]
                     if name in found:
                         raise DeclarationError(f"{path}:{line}: a second @{self.decorator} of {name!r}")
                     found[name] = Declaration(name, self._module(path), arguments, files)
@@ -102,11 +114,16 @@ class Registry(Generic[F]):
         return ".".join((self.package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
 
     def _decorations(self, path: Path) -> list[tuple[int, dict[str, Any]]]:
-        """(line, keyword arguments) of each function of ``path`` decorated with this registry's decorator."""
+        """(line, keyword arguments) of each function (or class, for a kind named by a keyword) of ``path``
+        decorated with this registry's decorator."""
+        kinds: tuple[type[ast.AST], ...] = (
+            (ast.FunctionDef, ast.ClassDef) if self.named_by else (ast.FunctionDef,)
+        )
         out = []
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if not isinstance(node, ast.FunctionDef):
+            if not isinstance(node, kinds):
                 continue
+            assert isinstance(node, ast.FunctionDef | ast.ClassDef)
             for call in node.decorator_list:
                 if not isinstance(call, ast.Call) or _called(call) != self.decorator:
                     continue
@@ -127,9 +144,10 @@ class Registry(Generic[F]):
         Raises:
             KeyError: No member of that name.
         """
-        if name not in self.declared:
-            raise KeyError(f"unknown {self.decorator} {name!r}; known: {', '.join(self.declared)}")
-        importlib.import_module(self.declared[name].module)
+        if name not in self._registered:
+            if name not in self.declared:
+                raise KeyError(f"unknown {self.decorator} {name!r}; known: {', '.join(self.declared)}")
+            importlib.import_module(self.declared[name].module)
         return self._registered[name][0]
 
     def registered(self) -> dict[str, dict[str, Any]]:

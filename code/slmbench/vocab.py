@@ -8,6 +8,10 @@ STUDY_ID = "slmbench"
 """The study id of our own records (imported studies carry their own)."""
 NAME_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 """Names written into file names and trial ids (protocols, rerun labels): lower-case words joined by '-'."""
+MODEL_NAME_PATTERN = r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*"
+"""Model names (the keys under ``models:``), which name folders, files, trial ids, rule wildcards and scheduler
+resources: letters and digits, with single ``.``, ``_`` or ``-`` between them (never a space, a slash or a
+leading dot), so a name is always one file name and one shell word."""
 ELIGIBILITY_RAW = "eligibility"
 """The folder under ``data/raw`` of the eligibility study's runs (not trial records: tidy leaves it alone)."""
 
@@ -25,6 +29,17 @@ PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
 comparison, the protocol study, the serving comparison, the runs on one build. A shard two of them plan alike is
 planned once, with both kinds."""
 COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
+StudyPart = Literal[
+    "null_control", "scaffold_comparison", "context_comparison", "serving_comparison", "protocol_study",
+    "build_run", "eligibility", "published_studies",
+]  # fmt: skip
+STUDY_PARTS: tuple[StudyPart, ...] = get_args(StudyPart)
+"""The optional parts of a study, each named by the config block that asks for it: a part (its shards, its topic,
+its figures and tables) exists only where its block does."""
+PublishedStudy = Literal["karmacharya2026"]
+PUBLISHED_STUDIES: tuple[PublishedStudy, ...] = get_args(PublishedStudy)
+"""Published studies a study can reproduce from their own reports (``slmbench.importers``; config
+``published_studies``)."""
 """The plan's parts whose shards are paired with the primary results trial by trial (``slmbench.run.roles``)."""
 
 ServerName = Literal["llama-server"]

@@ -1,5 +1,5 @@
-"""The paper's text built from studies other than the project's own, as a user would build them: a study of two
-models of the user's own (capability suite only, protocol `full`, no base control; trials run for real), and a
+"""The paper's text built from studies other than the project's own, as a user would build them (each a folder
+made by `slmbench init`, its config written there): a study of two models of the user's own (capability suite only, protocol `full`, no base control; trials run for real), and a
 study with a base control but no protocol study (a selection of the project's committed records: no model runs).
 Each text is checked against its study (tests/fixtures/paper_text.py)."""
 
@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 import yaml
 from tests.fixtures.paper_text import problems, prose, text_of
-from tests.integration.smoke_workdir import make_workdir, snakemake
+from tests.integration.smoke_workdir import snakemake
 
 from slmbench.config import load_config
 from slmbench.models.weights import weights_path
 from slmbench.paper import study_facts
+from slmbench.study import write_study
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = load_config(ROOT / "config.yaml")
@@ -42,10 +43,11 @@ pytestmark = [pytest.mark.slow]
 def build(
     tmp: Path, config: dict[str, Any], raw: dict[str, list[str]] | None = None, run: bool = False
 ) -> Path:
-    """A working copy of the workflow with ``config``, the committed shards ``raw`` (model -> stems) copied in,
-    its trials run when ``run``, and its paper text rendered."""
-    (tmp / "study.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    work = make_workdir(tmp / "work", config=tmp / "study.yaml")
+    """A study folder made by `slmbench init` (a space in its path) with ``config``, the committed shards ``raw``
+    (model -> stems) copied in, its trials run when ``run``, and its paper text rendered there."""
+    work = tmp / "a study"
+    write_study(work)
+    (work / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     for model, stems in (raw or {}).items():
         (work / "data/raw/slmbench" / model).mkdir(parents=True)
         for stem in stems:
@@ -95,7 +97,7 @@ def user_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.model
 def test_a_user_study_of_its_own_models_gets_a_text_true_for_it(user_study: Path) -> None:
     facts = facts_of(user_study)
-    assert facts.ran == {"capability", "external"}
+    assert facts.ran == {"capability"}  # no published study: its config names none
     assert problems(user_study / "paper", load_config(user_study / "config.yaml"), facts) == []
     words = prose(text_of(user_study / "paper"))
     assert "acme-tiny-a" in words and "acme-tiny-b" in words
@@ -120,9 +122,7 @@ def base_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_study_with_a_base_control_and_no_protocol_study_gets_a_text_true_for_it(base_study: Path) -> None:
     facts = facts_of(base_study)
-    assert facts.ran == {"capability", "reliability", "external"} and [m.name for m in facts.base] == [
-        "gemma3-270m"
-    ]
+    assert facts.ran == {"capability", "reliability"} and [m.name for m in facts.base] == ["gemma3-270m"]
     assert problems(base_study / "paper", load_config(base_study / "config.yaml"), facts) == []
     text = text_of(base_study / "paper")
     assert "the pretrained base model\ngemma3-270m as a floor control" in text or "base model" in prose(text)

@@ -9,6 +9,10 @@ new line needs one. Commands that load a model or run for long (``slmbench run``
 this way too, without running them. The SLURM profiles themselves run only in ``make slurm-test`` (they need a
 cluster); here their files must exist.
 
+A study folder's commands are checked in one: ``slmbench init ~/my-study`` makes it (in a temporary folder whose
+path has a space, with a scripted model in its config and its trials run), and a command written
+``$ROOT/.venv/bin/...`` (this checkout's, run in the study folder after ``cd ~/my-study``) is checked there.
+
 Code spans in the prose that name a command are checked for the names they use: a ``slmbench`` span by its
 subcommand and options, a ``.venv/bin/`` span as a block's command, a ``snakemake`` span by its target (a rule
 or a path), a ``make`` span by its Makefile target. Shell commands belong in ``bash`` blocks: a block in
@@ -23,17 +27,29 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 
 import click
 import pytest
+import yaml
+from click.testing import CliRunner
 
 from slmbench.cli import main as slmbench_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-PLACEHOLDERS = {"$ROOT": str(ROOT), "$WORK": "/tmp/slmbench-readme-work"}
+STUDY = Path(tempfile.gettempdir()) / "slmbench-readme" / "my study"
+"""Where ``~/my-study`` of the docs is made for the checks (a space in its path, as a user's may have)."""
+PLACEHOLDERS = {
+    "$ROOT": str(ROOT),
+    "$WORK": "/tmp/slmbench-readme-work",
+    "~/my-study": str(STUDY),
+    "~/other-study": str(STUDY.parent / "other study"),
+}
+STUDY_MODELS = {"double": {"backend": "scripted", "params_b": 0.1, "instruct": True, "outputs": ["No."]}}
+STUDY_TASKS = {"capability": ["DA-1", "SCH-1"], "reliability": ["REL-CON-1"]}
 SHELL_BUILTINS = {"cd", "export"}
 FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```", flags=re.S | re.M)
 ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
@@ -117,6 +133,11 @@ def _check_cli(root: click.Command, name: str, args: list[str]) -> None:
     known = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)} | {"--help"}
     unknown = [o for o in _options(rest) if o not in known]
     assert not unknown, f"{name} {command.name}: unknown options {unknown}"
+    if (
+        name == "slmbench" and command.name == "init" and rest
+    ):  # made for real: the study's commands run there
+        assert rest == [str(STUDY)], f"slmbench init: the docs' study folder is ~/my-study, not {rest}"
+        assert (_study() / "workflow" / "Snakefile").is_file()
 
 
 def _check_slmbench(args: list[str]) -> None:
@@ -131,16 +152,30 @@ def _check_inspect(args: list[str]) -> None:
     _check_cli(inspect_cli, "inspect", args)
 
 
-def _run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
+def _run(args: list[str], timeout: int = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 @functools.cache
-def _dry_run(args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-    return _run([sys.executable, "-m", "snakemake", *args, "-n"])
+def _study() -> Path:
+    """``~/my-study``: made by ``slmbench init``, a scripted model put into its config, its trials run."""
+    shutil.rmtree(STUDY.parent, ignore_errors=True)
+    made = CliRunner().invoke(slmbench_cli, ["init", str(STUDY)])
+    assert made.exit_code == 0, made.output
+    config = yaml.safe_load((STUDY / "config.yaml").read_text())
+    config.update(models=STUDY_MODELS, tasks=STUDY_TASKS, repeats=1)
+    (STUDY / "config.yaml").write_text(yaml.safe_dump(config))
+    trials = _run([sys.executable, "-m", "snakemake", "trials", "--cores", "2"], timeout=900, cwd=STUDY)
+    assert trials.returncode == 0, trials.stderr[-2000:]
+    return STUDY
 
 
-def _check_snakemake(args: list[str]) -> None:
+@functools.cache
+def _dry_run(args: tuple[str, ...], in_study: bool = False) -> subprocess.CompletedProcess[str]:
+    return _run([sys.executable, "-m", "snakemake", *args, "-n"], cwd=_study() if in_study else ROOT)
+
+
+def _check_snakemake(args: list[str], in_study: bool = False) -> None:
     """A dry run resolves every target; a profile's folder must hold its config (run by ``make slurm-test``)."""
     if "--profile" in args:
         profile = Path(args[args.index("--profile") + 1])
@@ -149,7 +184,7 @@ def _check_snakemake(args: list[str]) -> None:
     if "--report" in args:  # the report is written from a built workflow; its targets must resolve
         i = args.index("--report")
         args = args[:i] + args[i + 2 :]
-    done = _dry_run(tuple(args))
+    done = _dry_run(tuple(args), in_study)
     assert done.returncode == 0, (
         f"snakemake {' '.join(args)} -n failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
     )
@@ -217,6 +252,7 @@ def _check_llama_server(program: str, args: list[str]) -> None:
 
 def check(words: list[str]) -> None:
     """Check one command of a ``bash`` block (see the module doc)."""
+    in_study = words[0].startswith("$ROOT/")  # this checkout's command, run in the study folder
     words = _strip(words)
     program, args = words[0], words[1:]
     name = Path(program).name
@@ -226,7 +262,7 @@ def check(words: list[str]) -> None:
         done = _run(["make", "-n", *args])
         assert done.returncode == 0, f"make -n {' '.join(args)}: {done.stderr[-2000:]}"
     elif name == "snakemake" and program.endswith(".venv/bin/snakemake"):
-        _check_snakemake(args)
+        _check_snakemake(args, in_study)
     elif name == "slmbench" and program.endswith(".venv/bin/slmbench"):
         _check_slmbench(args)
     elif name == "inspect" and program.endswith(".venv/bin/inspect"):
@@ -354,3 +390,12 @@ def test_variable_assignments_and_timeouts_are_stripped() -> None:
         "make",
         "paper",
     ]
+
+
+def test_a_study_folders_commands_are_checked_in_the_study_folder() -> None:
+    """``$ROOT/.venv/bin/snakemake ...`` runs in ``~/my-study``: its targets resolve there (its scripted model's
+    trials recorded), and a target it lacks fails."""
+    check(["$ROOT/.venv/bin/snakemake", "paper", "--cores", "2"])
+    assert (_study() / "data/raw/slmbench/double").is_dir()
+    with pytest.raises(AssertionError, match="-n failed"):
+        check(["$ROOT/.venv/bin/snakemake", "data/raw/slmbench/gone/capability_T0.jsonl", "--cores", "1"])

@@ -1,9 +1,10 @@
 """Imports go one way: each module imports only from its own layer or the layers below it.
 
-Bottom to top: the vocabulary (and how registries are declared); the config; the seams (backends, tools); the
-record format; judging; the tasks (written in judging's criteria); models; the harness; running trials into
-records; the data stages (tidy, importers, eligibility); the analysis; the field's formats (exports
-report the analysis's intervals); figures; the site; the command line. A layer is a list of top-level
+Bottom to top: the vocabulary (and how registries are declared); the seams (backends, tools), which declare what
+the config derives from (a backend's settings model and facts); the config; the record format; judging; the tasks
+(written in judging's criteria); models; the harness; running trials into records; the data stages (tidy,
+importers, eligibility); the analysis; the field's formats (exports report the analysis's intervals); figures; the
+site; the command line. A layer is a list of top-level
 folders and modules of the package, and nothing is exempt: a package's command-line module sits in its layer like
 any other module. Figures read the analysis only through what its topics write. Every import counts, those inside
 functions included, and modules named in strings to be imported by name.
@@ -19,8 +20,8 @@ from slmbench.sources import imports, modules
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("slmbench", "slmbench.vocab", "slmbench.conditions", "slmbench.registration", "slmbench.sources"),
-    ("slmbench.config",),
     ("slmbench.backends", "slmbench.tools"),
+    ("slmbench.config", "slmbench.study"),
     ("slmbench.records",),
     ("slmbench.judging",),
     ("slmbench.tasks",),
@@ -112,7 +113,7 @@ def test_figures_read_the_analysis_through_its_topics() -> None:
         ("slmbench.tasks", "slmbench.harness"),
         ("slmbench.models", "slmbench.harness"),
         ("slmbench.config", "slmbench.harness"),
-        ("slmbench.config", "slmbench.backends"),
+        ("slmbench.backends", "slmbench.config"),
         ("slmbench.judging", "slmbench.run"),
         ("slmbench.harness", "slmbench.run"),
         ("slmbench.harness", "slmbench.analysis"),

@@ -119,7 +119,9 @@ def test_every_template_is_a_declared_section_and_main_inputs_the_text() -> None
     assert {p.name for p in TEMPLATES} == sections | shared
     for place in PLACES:
         assert f"\\input{{generated/text_{place}}}" in main, place
-    assert 'Path("paper/templates").glob("*.tex.j2")' in rules  # the text rule depends on every template
+    assert (
+        '(TOOL_DIR / "paper/templates").glob("*.tex.j2")' in rules
+    )  # the text rule depends on every template
     assert "text=rules.paper_text.output" in rules  # and the pdf on the text
     assert "ifstudydata" not in main and "ifcsname" not in main.replace("\\ifcsname slmres@#1", "")
 

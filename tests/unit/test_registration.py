@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from slmbench.analysis.topics import registry as topics
+from slmbench.backends import base as backends
 from slmbench.figures import registry as figures
 from slmbench.registration import DeclarationError, Registry
 
@@ -74,11 +75,52 @@ def test_the_decorator_registers_under_the_module_name_and_get_imports_it(
         reg.name_of("elsewhere.alpha")
 
 
-@pytest.mark.parametrize("registry", [topics.topic, figures.figure], ids=["topics", "figures"])
+def test_a_kind_named_by_a_keyword_registers_classes_under_that_name(tmp_path: Path) -> None:
+    reg = _package(
+        tmp_path,
+        {
+            "alpha_impl.py": "@kind(name='alpha', fast=True)\nclass Alpha: ...\n",
+            "beta_impl.py": "@kind(fast=False)\nclass Beta: ...\n",
+        },
+    )
+    reg.named_by = "name"
+    with pytest.raises(DeclarationError, match=r"beta_impl\.py:1: @kind needs name=<a literal name>"):
+        reg.declared  # noqa: B018
+    (tmp_path / "kinds" / "beta_impl.py").write_text("@kind(name='beta', fast=False)\nclass Beta: ...\n")
+    reg = Registry("kinds", tmp_path / "kinds", "kind", named_by="name")
+    assert {n: (d.module, d.arguments["fast"]) for n, d in reg.declared.items()} == {
+        "alpha": ("kinds.alpha_impl", True),
+        "beta": ("kinds.beta_impl", False),
+    }
+
+
+@pytest.mark.parametrize(
+    "registry",
+    [topics.topic, figures.figure, backends.register_backend],
+    ids=["topics", "figures", "backends"],
+)
 def test_every_member_registers_what_its_source_declares(registry: Registry) -> None:
     for declared in registry.declared.values():
         importlib.import_module(declared.module)
     assert registry.registered() == {name: d.arguments for name, d in registry.declared.items()}
+
+
+def test_a_backend_is_asked_for_its_facts_without_importing_it() -> None:
+    """Config and resources read a backend's declared facts from its decorator; its settings model imports only
+    its own module (the shipped study's llama.cpp backend imports no server client)."""
+    code = (
+        "import sys; from slmbench.backends import backend_facts, backend_names, backend_settings;"
+        "facts = {n: backend_facts(n) for n in backend_names()};"
+        "assert [n for n, f in facts.items() if f.in_process] == ['llamacpp', 'scripted'];"
+        "assert facts['openai'].describes == 'an OpenAI-compatible server';"
+        "backend_settings('llamacpp');"
+        "print(sorted(m for m in sys.modules if m.startswith('slmbench.backends.') or m in ('openai', 'ollama')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == (
+        "['slmbench.backends.base', 'slmbench.backends.llamacpp_backend', 'slmbench.backends.llamacpp_build', "
+        "'slmbench.backends.llamacpp_state', 'slmbench.backends.prefix_cache', 'slmbench.backends.settings']"
+    )
 
 
 def test_the_registries_are_read_without_importing_a_topic_or_a_figure() -> None:

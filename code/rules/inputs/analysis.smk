@@ -1,6 +1,12 @@
 # The topics' inputs and options, generated from the topic registry (rules in code/rules/analysis.smk).
-from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS, TRIAL_TOPICS, topic_files
-from slmbench.figures.registry import FIGURES
+from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS, TRIAL_TOPICS, study_topics, topic_files
+from slmbench.figures.registry import study_figures
+
+STUDY_TOPICS = study_topics(STUDY.parts())
+"""The topics this study computes: every topic of no optional part, and those of the parts its config asks for."""
+STUDY_TRIAL_TOPICS = [t for t in TRIAL_TOPICS if t in STUDY_TOPICS]
+STUDY_FIGURES = study_figures(STUDY_TOPICS)
+"""The figures it draws: those whose every topic it computes."""
 
 ANALYSIS_BOOTSTRAP_SEED = STUDY.bootstrap_seed  # not the trial seed (`seed`): each has its own config key
 ANALYSIS_N_BOOT = STUDY.bootstrap_resamples
@@ -8,7 +14,7 @@ ANALYSIS_ALPHA = STUDY.alpha
 ANALYSIS_INPUTS = {
     "trials": f"{PROCESSED}/trials.parquet",
     "events": f"{PROCESSED}/events.parquet",
-    "summary": f"{PROCESSED}/external_summary.parquet",
+    "summary": f"{PROCESSED}/external_summary.parquet",  # read by the published study's topic only
     "replay": REPLAY,
     "control": f"{PROCESSED}/control.json",
     "baselines": str(BASELINES),
@@ -42,13 +48,13 @@ def topic_inputs(wildcards):
 
 def trial_topic_inputs(wildcards):
     """The files the topics of the trials table read together (rule ``analyze_trials``)."""
-    return _topic_files(wildcards, "analyze-trials", TRIAL_TOPICS)
+    return _topic_files(wildcards, "analyze-trials", STUDY_TRIAL_TOPICS)
 
 
 def topic_options(wildcards, input):
     """``--trials ... --events ...``: one option per input file, then the topic's configured options."""
     options = [
-        f"--{name.replace('_', '-')} {path}"
+        f"--{name.replace('_', '-')} {shlex.quote(path)}"
         for name, value in input.items()
         if name != "code"
         for path in ([value] if isinstance(value, str) else value)
@@ -58,4 +64,4 @@ def topic_options(wildcards, input):
 
 def figure_values_options(wildcards, input):
     """``--figure-values <json>`` for each figure's values file (checked by `slmbench verify`)."""
-    return " ".join(f"--figure-values {path}" for path in input.values)
+    return " ".join(f"--figure-values {shlex.quote(path)}" for path in input.values)

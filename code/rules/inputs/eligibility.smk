@@ -2,7 +2,6 @@
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED
 from slmbench.eligibility.layout import (
     BASELINES,
-    RAW_DIR,
     config_id,
     eligibility_models,
     eligibility_runs,
@@ -13,8 +12,8 @@ from slmbench.eligibility.layout import (
 )
 
 # The eligibility study: configurations, planned runs, variants, input functions.
-ELIG_DATA = "data/eligibility"
-ELIG_BFCL = "data/external/bfcl_v4_multiple"
+ELIG_DATA = tool_path("data/eligibility")  # the data sets: the workflow's, in every study
+ELIG_BFCL = tool_path("data/external/bfcl_v4_multiple")
 ELIG_CONFIGS = {
     config_id(model, quant): (model, quant)
     for model, quant in [(m, SHIPPED) for m in eligibility_models(STUDY)] + eligibility_variants(STUDY)
@@ -23,6 +22,7 @@ ELIG_RUNS = [str(run_path(*run)) for run in eligibility_runs(STUDY)]
 ELIG_VARIANTS = [str(variant_path(model, qtype)) for model, qtype in eligibility_variants(STUDY)]
 ELIG_REQUANTISABLE = requantisable_models(STUDY)
 ELIG_MARGIN = STUDY.eligibility.margin if STUDY.eligibility else 0.05
+ELIG_BASELINES = [str(BASELINES)] if STUDY.eligibility else []
 
 
 def elig_variant_weights(wildcards):
@@ -35,8 +35,8 @@ def elig_run_args(wildcards):
     """`slmbench eligibility run` options naming the configuration's model and weights (none for a shipped file
     or an Ollama model)."""
     model, quant = ELIG_CONFIGS[wildcards.config]
-    args = f"--model {model} --quant {quant}"
-    return args if quant == SHIPPED else args + f" --weights {variant_path(model, quant)}"
+    args = ["--model", model, "--quant", quant]
+    return shlex.join(args if quant == SHIPPED else [*args, "--weights", str(variant_path(model, quant))])
 
 
 def elig_data_dir(wildcards, input):
@@ -50,8 +50,9 @@ def elig_bfcl_dir(wildcards, input):
 
 
 def elig_recorded_runs(wildcards):
-    """The eligibility runs already recorded (the analysis never triggers model runs)."""
-    return sorted(str(p) for p in RAW_DIR.rglob("*.jsonl"))
+    """The planned eligibility runs already recorded (the analysis never triggers model runs, and reads no run of
+    a configuration the config no longer plans)."""
+    return sorted(run for run in ELIG_RUNS if Path(run).is_file())
 
 
 def elig_independent_passes(wildcards):

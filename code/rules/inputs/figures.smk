@@ -1,5 +1,5 @@
 # The figure rule's input functions, generated from the figure registry (rules in code/rules/figures.smk).
-from slmbench.figures.registry import FIGURE_TOPICS, FIGURES, figure
+from slmbench.figures.registry import FIGURE_TOPICS, figure
 
 
 def figure_inputs(wildcards):
@@ -12,4 +12,4 @@ def figure_inputs(wildcards):
 
 def figure_topic_options(wildcards, input):
     """``--topic <json>`` for each topic the figure reads."""
-    return " ".join(f"--topic {path}" for name, path in input.items() if name.startswith("topic_"))
+    return " ".join(f"--topic {shlex.quote(path)}" for name, path in input.items() if name.startswith("topic_"))

@@ -1,6 +1,8 @@
 # The table rule's inputs, from the table registry (rules in code/rules/paper.smk).
-from slmbench.figures.registry import FIGURES
 from slmbench.figures.tables import TABLES
+
+STUDY_TABLES = [name for name, spec in TABLES.items() if spec.topic in STUDY_TOPICS]
+"""The tables this study writes: those of the topics it computes."""
 
 
 def table_topic(wildcards):

@@ -1,14 +1,37 @@
 # The trial shards' plan and resources (rules in code/rules/trials.smk).
 import functools
 
+from slmbench.models.resources import served_limits, served_resource
 from slmbench.run.key import STEM_PATTERN, ShardKey
 from slmbench.run.plan import plan_shards, resources, shard_for
 
 # The shard plan (slmbench.run.plan): every shard config.yaml asks for, by "<model>/<stem>".
-PLAN = {shard.key.name: shard for shard in plan_shards(STUDY)}
+try:  # two parts that plan one shard differently, or an unknown task: one line naming the fields
+    PLAN = {shard.key.name: shard for shard in plan_shards(STUDY)}
+except ConfigError as exc:
+    sys.exit(str(exc))
 TRIAL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if shard.kinds - {"protocol"}]
 PROTOCOL_SHARDS = [f"{RAW}/{name}.jsonl" for name, shard in PLAN.items() if "protocol" in shard.kinds]
 MODEL_PATTERN = "|".join(re.escape(m) for m in STUDY.models)
+# Served load: each served model's shards claim its `concurrency` of a resource of its own whose limit is that
+# `concurrency` (slmbench.models.resources.served_limits), so its trials in flight never exceed it across shards.
+# `--resources served_<model>=N` on the command line sets another limit.
+for _name, _limit in served_limits(STUDY).items():
+    if _name not in workflow.global_resources:
+        workflow.register_resource(_name, _limit)
+
+
+def _served_claim(model, wildcards):
+    """A shard's claim on served model ``model``'s resource: its ``concurrency`` for that model's shards, else 0."""
+    return STUDY.models[model].concurrency if wildcards.model == model else 0
+
+
+SERVED_CLAIMS = {
+    served_resource(model): functools.partial(_served_claim, model)
+    for model in STUDY.models
+    if served_resource(model) in served_limits(STUDY)
+}
+"""The ``resources`` of the shard rule for served load, one per served model."""
 
 
 @functools.cache
@@ -20,6 +43,11 @@ def _resources(name):
 def _shard_resources(wildcards):
     """Threads, memory and wall time of the shard a rule builds (``slmbench.run.plan.resources``)."""
     return _resources(f"{wildcards.model}/{wildcards.stem}")
+
+
+def shard_name(wildcards):
+    """``<model>/<stem>``: the shard ``slmbench run --shard`` runs."""
+    return f"{wildcards.model}/{wildcards.stem}"
 
 
 def shard_threads(wildcards):

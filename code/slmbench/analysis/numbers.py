@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Literal, get_args
 
 from slmbench.analysis.stats_rates import Rate
@@ -60,19 +62,40 @@ unit it picks the trials the counted units come from (or none, when they come fr
 UNITS: tuple[Unit, ...] = get_args(Unit)
 
 
-def provenance(
-    function: str, selection: dict[str, Any], description: str, unit: Unit = "trials", **params: Any
-) -> dict[str, Any]:
-    """A provenance record: ``function`` is a dotted name, ``selection`` filters trials.parquet (the language of
-    ``analysis.selection``), ``unit`` says what the number's ``n`` counts.
+Computed = Callable[..., Any] | ModuleType | str
+"""What a number was computed by: the function (or, for numbers of a whole topic, its module) as an object, whose
+dotted name the record takes from it (``function_name``); or a plain operation word (``len``, ``share``)."""
+
+
+def function_name(function: Computed) -> str:
+    """The name a provenance record gives ``function``: ``<module>.<qualified name>`` of a function or method,
+    a module's name, or an operation word as given.
 
     Raises:
-        ValueError: An unknown unit.
+        ValueError: A dotted name typed as text (it could name nothing: name the function by its object).
+    """
+    if isinstance(function, str):
+        if "." in function:
+            raise ValueError(f"provenance names {function!r} as text: pass the function itself")
+        return function
+    if isinstance(function, ModuleType):
+        return function.__name__
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def provenance(
+    function: Computed, selection: dict[str, Any], description: str, unit: Unit = "trials", **params: Any
+) -> dict[str, Any]:
+    """A provenance record: ``function`` is what computed the number (named by ``function_name``), ``selection``
+    filters trials.parquet (the language of ``analysis.selection``), ``unit`` says what the number's ``n`` counts.
+
+    Raises:
+        ValueError: An unknown unit, or a function named as dotted text.
     """
     if unit not in UNITS:
         raise ValueError(f"unit {unit!r} is not one of {', '.join(UNITS)}")
     return {
-        "function": function,
+        "function": function_name(function),
         "params": params,
         "selection": selection,
         "unit": unit,

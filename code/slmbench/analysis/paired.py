@@ -26,15 +26,14 @@ from slmbench.analysis.selection import Condition, Selection, holds_ids, positio
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
-from slmbench.analysis.topics.common import PKG
 
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
 _KEEP = ["passed", "failure_class", "stop_reason", "n_tool_calls", "cpu", "build", "rerun"]
 _RUN = ["build", "rerun"]
 """Where a trial ran beyond its key: a side may hold one trial per key on each build (a rerun)."""
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
-_MCNEMAR = f"{PKG}.stats_tests.mcnemar_p"
-_BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+_WILSON = wilson_interval
+_MCNEMAR = mcnemar_p
+_BOOT = cluster_bootstrap
 Role = Literal["primary", "other"]
 
 
@@ -245,7 +244,7 @@ def comparison(
     alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
     res = TopicResult()
     sel = sides.both(pairs)
-    prov = nb.provenance(f"{PKG}.paired.paired", sel, "the two conditions compared", unit="pairs")
+    prov = nb.provenance(paired, sel, "the two conditions compared", unit="pairs")
     res.numbers += [
         nb.text(f"{prefix}.primary.name", names[0], prov),
         nb.text(f"{prefix}.other.name", names[1], prov),

@@ -10,13 +10,12 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG
 from slmbench.vocab import FAILURE_CLASSES
 
 if TYPE_CHECKING:
     from slmbench.analysis.paired import Role, Sides
 
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_WILSON = wilson_interval
 
 
 def failure_shares(

@@ -1,43 +1,44 @@
-"""Model backends behind one Protocol, registered by name (llamacpp, ollama, openai, scripted)."""
+"""Model backends behind one Protocol, each registered by its decorator where it is defined (llamacpp, ollama,
+openai, scripted); its facts are read from the decorator without importing it, and its settings model from the
+class."""
 
 from slmbench.backends.base import (
     Backend,
     BackendClass,
     BackendError,
+    BackendFacts,
     GenerationOptions,
+    LabelScoring,
     Message,
     ModelReply,
+    UnknownBackendError,
     backend_class,
+    backend_facts,
     backend_names,
+    backend_settings,
     create_backend,
     preflight,
     register_backend,
 )
+from slmbench.backends.settings import ModelEntry, WeightsSpec
 
 __all__ = [
     "Backend",
     "BackendClass",
     "BackendError",
+    "BackendFacts",
     "GenerationOptions",
+    "LabelScoring",
     "Message",
+    "ModelEntry",
     "ModelReply",
+    "UnknownBackendError",
+    "WeightsSpec",
     "backend_class",
+    "backend_facts",
     "backend_names",
+    "backend_settings",
     "create_backend",
-    "load_backends",
     "preflight",
     "register_backend",
 ]
-
-
-def load_backends() -> None:
-    """Import the backend modules so that they register themselves."""
-    import importlib
-
-    for module in ("llamacpp_backend", "ollama_backend", "openai_backend", "scripted_backend"):
-        try:
-            importlib.import_module(f"slmbench.backends.{module}")
-        except ModuleNotFoundError as exc:  # an optional dependency is missing
-            if not exc.name or not exc.name.startswith("slmbench"):
-                continue
-            raise

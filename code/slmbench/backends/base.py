@@ -1,14 +1,23 @@
-"""The model-backend seam: one Protocol, a registry by name, and the shapes that cross it."""
+"""The model-backend seam: one Protocol, a registry by name, and the shapes that cross it.
+
+A backend class registers where it is defined, and its decorator declares its facts as literals, readable from
+the source without importing the backend (``registration``): ``@register_backend(name="openai", in_process=False,
+describes="an OpenAI-compatible server", labels=None)``. ``in_process`` says whether the model runs inside the
+harness's process (one trial at a time, its weights in this process's memory) or behind a server
+(``concurrency`` trials at once); ``describes`` is how the paper names where the model ran; ``labels`` how the
+eligibility study scores a label with it (``logprobs``: token log-probabilities in this process; ``ollama``:
+Ollama's own API; None: it cannot). The class itself declares its settings model (``settings``: the fields of its
+config.yaml entry). Config, resources and templates ask these declarations and never compare a backend's name.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from slmbench.config import ModelSpec
+from slmbench.backends.settings import ModelEntry
+from slmbench.registration import Registry
 
 Message = dict[str, Any]
 """A chat message: ``{"role": "system"|"user"|"assistant"|"tool", "content": str, ...}``."""
@@ -96,48 +105,84 @@ def preflight(backend: Backend) -> None:
 
 
 class BackendClass(Protocol):
-    """What a registered backend class declares besides the :class:`Backend` protocol of its instances."""
+    """What a registered backend class declares besides the :class:`Backend` protocol of its instances (its
+    other facts are its decorator's: :class:`BackendFacts`)."""
 
-    in_process: bool
-    """Whether the model runs inside this process (one trial at a time) rather than in a server (``concurrency``
-    trials at once)."""
-    engine: str
-    """The inference engine that produces the replies, as other tools name it (``llama.cpp``, ``Ollama``)."""
+    @property
+    def settings(self) -> type[ModelEntry]:
+        """Its settings model: the fields of a config.yaml entry with ``backend: <its name>``."""
+        ...
 
     def __call__(self, *args: Any, **kwargs: Any) -> Backend:
         """Construct a backend from explicit arguments (tests and tools)."""
         ...
 
-    def from_spec(self, model_id: str, spec: ModelSpec, weights: Path | None, **overrides: Any) -> Backend:
-        """The backend that serves a configured model; ``weights`` is its verified GGUF file, if it has one;
-        ``overrides`` are run options such as ``n_ctx`` and ``n_threads``."""
+    def from_spec(self, model_id: str, spec: Any, weights: Path | None, **overrides: Any) -> Backend:
+        """The backend that serves a configured model (``spec``: an instance of its ``settings``); ``weights`` is
+        its verified GGUF file, if it has one; ``overrides`` are run options such as ``n_ctx`` and ``n_threads``."""
         ...
 
 
-B = TypeVar("B", bound=BackendClass)
-_REGISTRY: dict[str, BackendClass] = {}
+LabelScoring = Literal["logprobs", "ollama"]
+"""How the eligibility study scores a label with a backend's model (``slmbench.eligibility``)."""
 
 
-def register_backend(name: str) -> Callable[[B], B]:
-    """Class decorator that registers a backend class under ``name`` (the config's ``backend:`` value)."""
+@dataclass(frozen=True)
+class BackendFacts:
+    """What a backend's decorator declares (read from the source: nothing is imported)."""
 
-    def wrap(cls: B) -> B:
-        _REGISTRY[name] = cls
-        return cls
+    name: str
+    in_process: bool
+    describes: str
+    engine: str
+    """The inference engine that produces the replies, as other tools name it (``llama.cpp``, ``Ollama``)."""
+    labels: LabelScoring | None = None
 
-    return wrap
+
+register_backend: Registry[BackendClass] = Registry(
+    __package__ or "", Path(__file__).parent, "register_backend", named_by="name"
+)
+"""The decorator of a backend class: ``@register_backend(name=..., in_process=..., describes=..., engine=...,
+labels=...)``."""
+
+
+class UnknownBackendError(BackendError):
+    """No backend is registered under a name."""
 
 
 def backend_names() -> list[str]:
-    """Names of the registered backends."""
-    return sorted(_REGISTRY)
+    """Names of the registered backends (sorted)."""
+    return sorted(register_backend.declared)
+
+
+def backend_facts(name: str) -> BackendFacts:
+    """The facts backend ``name`` declares.
+
+    Raises:
+        UnknownBackendError: No backend of that name.
+    """
+    if name not in register_backend.declared:
+        raise UnknownBackendError(f"unknown backend {name!r}; known: {', '.join(backend_names())}")
+    return BackendFacts(**register_backend.declared[name].arguments)
 
 
 def backend_class(name: str) -> BackendClass:
-    """The backend class registered as ``name``."""
-    if name not in _REGISTRY:
-        raise BackendError(f"unknown backend {name!r}; known: {', '.join(backend_names())}")
-    return _REGISTRY[name]
+    """The backend class registered as ``name`` (its module imported).
+
+    Raises:
+        UnknownBackendError: No backend of that name.
+    """
+    backend_facts(name)
+    return register_backend.get(name)
+
+
+def backend_settings(name: str) -> type[ModelEntry]:
+    """The settings model of backend ``name`` (its module imported: only the backends a study names are).
+
+    Raises:
+        UnknownBackendError: No backend of that name.
+    """
+    return backend_class(name).settings
 
 
 def create_backend(name: str, **kwargs: Any) -> Backend:

@@ -17,7 +17,9 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from slmbench.backends.base import (
     BackendError,
@@ -30,9 +32,7 @@ from slmbench.backends.base import (
 from slmbench.backends.llamacpp_build import cpu, installed_build
 from slmbench.backends.llamacpp_state import StateKeeper, common_prefix, sampled_logprobs
 from slmbench.backends.prefix_cache import PREFIX_BLOCK, PrefixCache
-
-if TYPE_CHECKING:
-    from slmbench.config import ModelSpec
+from slmbench.backends.settings import ModelEntry, WeightsSpec
 
 log = logging.getLogger(__name__)
 
@@ -123,17 +123,32 @@ def gguf_chat_formatter(llm: Any, model_path: str | Path) -> Any:
     return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
 
 
-@register_backend("llamacpp")
+class LlamaCppSettings(ModelEntry):
+    """A GGUF file run in this process: its weights (pinned by sha256) and how its prompts are rendered."""
+
+    backend: Literal["llamacpp"]
+    weights: WeightsSpec = Field(description="the GGUF file: PyPI packages or a file of your own")
+    chat_format: str | None = Field(
+        default=None, description="None: the GGUF's own chat template; 'plain' for base models"
+    )
+
+
+@register_backend(
+    name="llamacpp",
+    in_process=True,
+    describes="llama.cpp in the harness process",
+    engine="llama.cpp",
+    labels="logprobs",
+)
 class LlamaCppBackend:
     """A GGUF model served in-process by llama-cpp-python."""
 
     name = "llamacpp"
-    in_process = True
-    engine = "llama.cpp"
+    settings = LlamaCppSettings
 
     @classmethod
     def from_spec(
-        cls, model_id: str, spec: ModelSpec, weights: Path | None, **overrides: Any
+        cls, model_id: str, spec: LlamaCppSettings, weights: Path | None, **overrides: Any
     ) -> LlamaCppBackend:
         """The configured model's verified GGUF, loaded with its chat format (``n_ctx``, ``n_threads``,
         ``prefix_cache`` and ``prefix_cache_dir`` overridable)."""

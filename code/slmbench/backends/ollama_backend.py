@@ -8,13 +8,14 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import ollama
 from ollama._client import (
     _parse_host,
 )  # the client's own host normalisation, so /api/version hits the same server
+from pydantic import Field
 
 from slmbench.backends.base import (
     BackendError,
@@ -34,9 +35,7 @@ from slmbench.backends.ollama_wire import (
     to_ollama_options,
 )
 from slmbench.backends.retry import RetryPolicy, TransientError, call_with_retries
-
-if TYPE_CHECKING:
-    from slmbench.config import ModelSpec
+from slmbench.backends.settings import ServedEntry
 
 logger = logging.getLogger(__name__)
 
@@ -55,18 +54,26 @@ class ModelNotFoundError(BackendError):
     """The server answered 404: the model is not pulled (or misspelt)."""
 
 
-@register_backend("ollama")
+class OllamaSettings(ServedEntry):
+    """A model Ollama serves at ``OLLAMA_HOST``: its tag and how long a request may take."""
+
+    backend: Literal["ollama"]
+    ollama_tag: str | None = Field(
+        default=None, description="the tag Ollama serves (default: the entry's key)"
+    )
+
+
+@register_backend(name="ollama", in_process=False, describes="Ollama", engine="Ollama", labels="ollama")
 class OllamaBackend:
     """A model served by Ollama, called through ``ollama.Client`` with bounded retries."""
 
     name = "ollama"
     supports_native_tools = True  # the chat API takes ``tools=`` and returns ``tool_calls``
-    in_process = False
-    engine = "Ollama"
+    settings = OllamaSettings
 
     @classmethod
     def from_spec(
-        cls, model_id: str, spec: ModelSpec, weights: Path | None, **overrides: Any
+        cls, model_id: str, spec: OllamaSettings, weights: Path | None, **overrides: Any
     ) -> OllamaBackend:
         """The configured tag (default: the model id) at ``OLLAMA_HOST``, with the model's context window."""
         return cls(

@@ -19,10 +19,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import httpx
 import openai
+from pydantic import Field
 
 from slmbench.backends.base import (
     BackendError,
@@ -43,9 +44,7 @@ from slmbench.backends.openai_wire import (
     to_openai_messages,
 )
 from slmbench.backends.retry import RetryPolicy, TransientError, call_with_retries
-
-if TYPE_CHECKING:
-    from slmbench.config import ModelSpec
+from slmbench.backends.settings import ServedEntry
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,21 +86,54 @@ def served_file_sha256(path: object) -> str | None:
         return _FILE_HASHES[key]
 
 
-@register_backend("openai")
+_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class OpenAISettings(ServedEntry):
+    """A model behind an OpenAI-compatible server: where the server is, the name it serves the model under, the
+    variable that holds the key, and what goes with each request."""
+
+    backend: Literal["openai"]
+    base_url: str = Field(
+        description="the server's OpenAI-compatible base URL (e.g. http://127.0.0.1:8080/v1)"
+    )
+    served_model: str = Field(description="the model name the server serves (its /v1/models id)")
+    api_key_env: str | None = Field(
+        default=None,
+        pattern=_ENV_NAME,
+        description="the NAME of the environment variable that holds the API key (never the key)",
+    )
+    native_tools: bool | None = Field(
+        default=None,
+        description="tools go to the server as tools= (None: unless llama.cpp's /props says the template has no"
+        " place for them); false: the harness lists them in its prompt",
+    )
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="JSON fields sent with every chat request beyond the API's own, as the server defines them"
+        " (recorded in the fingerprint; llama.cpp's server: {cache_prompt: false} evaluates every prompt from"
+        " its first token)",
+    )
+
+
+@register_backend(
+    name="openai",
+    in_process=False,
+    describes="an OpenAI-compatible server",
+    engine="OpenAI-compatible server",
+    labels=None,
+)
 class OpenAIBackend:
     """A model served by an OpenAI-compatible server, called through ``openai.OpenAI`` with bounded retries."""
 
     name = "openai"
-    in_process = False
-    engine = "OpenAI-compatible server"
+    settings = OpenAISettings
 
     @classmethod
     def from_spec(
-        cls, model_id: str, spec: ModelSpec, weights: Path | None, **overrides: Any
+        cls, model_id: str, spec: OpenAISettings, weights: Path | None, **overrides: Any
     ) -> OpenAIBackend:
         """The configured server and model, checked to be served (``check_served``) before any trial runs."""
-        if not (spec.base_url and spec.served_model):
-            raise BackendError(f"model {model_id}: backend openai needs base_url and served_model")
         backend = cls(
             spec.base_url,
             spec.served_model,

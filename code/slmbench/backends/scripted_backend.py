@@ -1,40 +1,63 @@
-"""A test double: replays a fixed list of model outputs. Never used for data in data/raw/."""
+"""A test double: replays a fixed list of model outputs. Configurable in config.yaml (``backend: scripted`` with
+its ``outputs``) so that a whole study runs without a model; never the source of a study's findings."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from slmbench.backends.base import BackendError, GenerationOptions, Message, ModelReply, register_backend
-
-if TYPE_CHECKING:
-    from slmbench.config import ModelSpec
+from slmbench.backends.settings import ModelEntry
 
 
-@register_backend("scripted")
+class ScriptedSettings(ModelEntry):
+    """The replies a scripted model gives, in order, to every trial (a test double)."""
+
+    backend: Literal["scripted"]
+    outputs: list[str] = Field(min_length=1, description="scripted: the replies it gives, in order")
+    repeat_last: bool = Field(
+        default=True, description="scripted: the last reply again once the others are used"
+    )
+
+
+@register_backend(
+    name="scripted",
+    in_process=True,
+    describes="a scripted test double",
+    engine="scripted replies",
+    labels=None,
+)
 class ScriptedBackend:
     """Answers each call with the next scripted output; ``repeat_last`` makes an endless model."""
 
     name = "scripted"
     supports_native_tools = False
-    in_process = True
-    engine = "scripted replies"
+    settings = ScriptedSettings
 
     @classmethod
     def from_spec(
-        cls, model_id: str, spec: ModelSpec, weights: Path | None, **overrides: Any
+        cls, model_id: str, spec: ScriptedSettings, weights: Path | None, **overrides: Any
     ) -> ScriptedBackend:
-        """Never: a test double has no configuration (tests construct it with its outputs)."""
-        raise BackendError(f"{model_id}: the scripted backend is a test double, not a configurable backend")
+        """The configured replies, given in order across the shard's trials (the last one repeated)."""
+        return cls(
+            spec.outputs,
+            repeat_last=spec.repeat_last,
+            model_id=model_id,
+            n_ctx=overrides.get("n_ctx") or spec.n_ctx,
+        )
 
     def __init__(
         self,
         outputs: Sequence[str | BackendError] = (),
         repeat_last: bool = False,
         model_id: str = "scripted",
+        n_ctx: int = 4096,
     ) -> None:
         self._outputs = list(outputs)
+        self.n_ctx = n_ctx
         self._repeat_last = repeat_last
         self._index = 0
         self.model_id = model_id
@@ -63,7 +86,12 @@ class ScriptedBackend:
 
     def fingerprint(self) -> dict[str, Any]:
         """Identity of the double."""
-        return {"backend": self.name, "model_id": self.model_id, "scripted_outputs": len(self._outputs)}
+        return {
+            "backend": self.name,
+            "model_id": self.model_id,
+            "n_ctx": self.n_ctx,
+            "scripted_outputs": len(self._outputs),
+        }
 
     def reset(self) -> bool:
         """No state to forget."""

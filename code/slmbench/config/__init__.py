@@ -7,11 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializeAsAny,
+    ValidationError,
+    model_validator,
+)
 
+from slmbench.backends import backend_facts
 from slmbench.conditions import LEGACY, LEGACY_NAME, ProtocolConditions
 from slmbench.config.errors import ConfigError
-from slmbench.config.models import BackendName, ModelSpec, WeightsSpec
+from slmbench.config.models import ModelSpec, WeightsSpec, validated_models
 from slmbench.config.parts import (
     BuildRun,
     ContextComparison,
@@ -24,14 +33,18 @@ from slmbench.config.parts import (
 from slmbench.vocab import (
     DEFAULT_BOOTSTRAP_SEED,
     DEFAULT_SPLIT_SEED,
+    MODEL_NAME_PATTERN,
     NAME_PATTERN,
+    STUDY_PARTS,
     ParserMode,
+    PublishedStudy,
     ScaffoldName,
+    StudyPart,
     Suite,
 )
 
 __all__ = [
-    "BackendName", "BuildRun", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
+    "BuildRun", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
     "ProtocolStudy", "ScaffoldComparison", "ServingComparison", "StudyConfig", "WeightsSpec", "load_config",
     "model_spec", "parse_config",
 ]  # fmt: skip
@@ -41,12 +54,16 @@ def _legacy_only() -> dict[str, dict[str, bool]]:
     return {LEGACY_NAME: {}}
 
 
+def _listed(names: list[str] | Any) -> str:
+    return ", ".join(sorted(names)) or "none"
+
+
 class StudyConfig(BaseModel):
-    """The whole config.yaml."""
+    """The whole config.yaml. Its models are instances of their backends' settings models (``parse_config``)."""
 
     model_config = ConfigDict(extra="forbid")
     schema_version: str
-    models: dict[str, ModelSpec] = Field(min_length=1)
+    models: dict[str, SerializeAsAny[ModelSpec]] = Field(min_length=1)
     suites: list[Suite]
     temperatures: list[float] = Field(min_length=1)
     scaffold: ScaffoldName
@@ -91,21 +108,50 @@ class StudyConfig(BaseModel):
         " runs)",
     )
     eligibility: EligibilityPlan | None = None
+    published_studies: list[PublishedStudy] = Field(
+        default_factory=list,
+        description="published studies reproduced from their own reports (data/external): their trials are"
+        " imported beside ours and their analysis regenerated; none unless named",
+    )
+    _source: str = PrivateAttr(default="config.yaml")
+
+    @property
+    def source(self) -> str:
+        """The file the config was read from, as errors name it (``config.yaml`` when it was built in memory)."""
+        return self._source
+
+    @model_validator(mode="after")
+    def _model_names(self) -> StudyConfig:
+        for name in self.models:
+            if not re.fullmatch(MODEL_NAME_PATTERN, name):
+                raise ValueError(
+                    f"models: {name!r} cannot name a model (it names files, folders and shell words): use letters"
+                    " and digits with single '.', '_' or '-' between them, e.g. 'my-model-7b'"
+                )
+        return self
 
     @model_validator(mode="after")
     def _comparison_differs(self) -> StudyConfig:
         if self.scaffold_comparison and self.scaffold in self.scaffold_comparison.scaffolds:
-            raise ValueError(f"scaffold_comparison.scaffolds repeats the primary scaffold {self.scaffold!r}")
+            raise ValueError(
+                f"scaffold_comparison.scaffolds: {self.scaffold!r} is the primary scaffold (scaffold): list only"
+                " the other scaffolds"
+            )
         return self
 
     @model_validator(mode="after")
     def _served_models_embedded(self) -> StudyConfig:
         for name in self.serving_comparison.models if self.serving_comparison else []:
             spec = self.models.get(name)
-            if spec is None or not spec.embedded:
+            if spec is None:
                 raise ValueError(
-                    f"serving_comparison.models: {name!r} is not a configured embedded model (backend llamacpp"
-                    " with weights): the server runs the same GGUF file"
+                    f"serving_comparison.models: {name!r} is not a model of this study (models: "
+                    f"{_listed(self.models)}): remove it, or the block, or configure the model"
+                )
+            if not spec.embedded:
+                raise ValueError(
+                    f"serving_comparison.models: {name!r} runs no GGUF file of its own here (backend "
+                    f"{spec.backend}): name models with `weights`, whose file the server runs"
                 )
         return self
 
@@ -113,18 +159,22 @@ class StudyConfig(BaseModel):
     def _protocols_known(self) -> StudyConfig:
         for name, values in self.protocols.items():
             if not re.fullmatch(NAME_PATTERN, name):
-                raise ValueError(f"protocols.{name}: names are lower-case words joined by '-'")
+                raise ValueError(f"protocols: {name!r}: names are lower-case words joined by '-'")
             conditions = ProtocolConditions.from_mapping(values, f"protocols.{name}")
             if name == LEGACY_NAME and conditions != LEGACY:
                 raise ValueError("protocols.legacy: must switch every condition off (the first dataset's)")
-        named = [self.protocol]
+        named = [("protocol", self.protocol)]
         if self.scaffold_comparison and self.scaffold_comparison.protocol:
-            named.append(self.scaffold_comparison.protocol)
+            named.append(("scaffold_comparison.protocol", self.scaffold_comparison.protocol))
         if self.protocol_study:
-            named += [self.protocol_study.protocol, *self.protocol_study.ablation]
-        unknown = sorted(set(named) - set(self.protocols))
-        if unknown:
-            raise ValueError(f"protocol name(s) {unknown} are not defined under `protocols`")
+            named.append(("protocol_study.protocol", self.protocol_study.protocol))
+            named += [("protocol_study.ablation", name) for name in self.protocol_study.ablation]
+        for where, name in named:
+            if name not in self.protocols:
+                raise ValueError(
+                    f"{where}: {name!r} is not defined under `protocols` (defined: {_listed(self.protocols)}):"
+                    " define it there or name one of those"
+                )
         return self
 
     def conditions(self, name: str) -> ProtocolConditions:
@@ -140,9 +190,15 @@ class StudyConfig(BaseModel):
             return self
         for name in plan.models:
             spec = self.models.get(name)
-            if spec is None or not (spec.embedded or spec.served):
+            if spec is None:
                 raise ValueError(
-                    f"eligibility.models: {name!r} is not a configured embedded model or Ollama model"
+                    f"eligibility.models: {name!r} is not a model of this study (models: {_listed(self.models)}):"
+                    " remove it or configure the model"
+                )
+            if backend_facts(spec.backend).labels is None:
+                raise ValueError(
+                    f"eligibility.models: {name!r} cannot score labels (backend {spec.backend}): name an embedded"
+                    " GGUF model or an Ollama model"
                 )
         for where, names in (
             ("requantise_models", plan.requantise_models),
@@ -150,29 +206,59 @@ class StudyConfig(BaseModel):
         ):
             for name in names:
                 spec = self.models.get(name)
-                if spec is not None and spec.served:
+                if spec is None:
                     raise ValueError(
-                        f"eligibility.{where}: {name!r} is an Ollama model; only embedded GGUF models are "
-                        "requantised (score it in eligibility.models)"
+                        f"eligibility.{where}: {name!r} is not a model of this study (models: "
+                        f"{_listed(self.models)}): remove it or configure the model"
                     )
-                if spec is None or not spec.embedded:
-                    raise ValueError(f"eligibility.{where}: {name!r} is not a configured embedded model")
+                if not spec.embedded:
+                    raise ValueError(
+                        f"eligibility.{where}: {name!r} is not an embedded GGUF model (backend {spec.backend}):"
+                        " only embedded GGUF files are requantised (score it in eligibility.models)"
+                    )
         return self
+
+    def parts(self) -> frozenset[StudyPart]:
+        """The optional parts this study asks for (each a config block that is given, or a list that is not
+        empty): only these are planned, analysed, drawn and written about."""
+        return frozenset(part for part in STUDY_PARTS if getattr(self, part))
 
     def split_seed(self) -> int:
         """The eligibility study's split seed (its own, never the trials' ``seed``)."""
         return self.eligibility.split_seed if self.eligibility else DEFAULT_SPLIT_SEED
 
 
+def _line(source: str, loc: tuple[str | int, ...], message: str) -> str:
+    """One error of ``source``: the field's path and the problem, or the validator's own line (it names its
+    fields itself)."""
+    message = message.removeprefix("Value error, ")
+    if not loc:
+        return f"{source}: {message}"
+    return f"{source}: field '{'.'.join(str(p) for p in loc)}': {message}"
+
+
 def parse_config(data: dict[str, Any], source: str = "config.yaml") -> StudyConfig:
-    """Validate a loaded config mapping; errors name the source, the field path and the problem."""
-    try:
-        return StudyConfig.model_validate(data)
-    except ValidationError as exc:
-        lines = [
-            f"{source}: field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" for err in exc.errors()
-        ]
-        raise ConfigError("\n".join(lines)) from None
+    """Validate a loaded config mapping, each model by its backend's settings model; errors are one line each,
+    naming the source, the field path and the problem.
+
+    Raises:
+        ConfigError: Every problem found, one line each.
+    """
+    if "models" in data and not data["models"]:
+        raise ConfigError(
+            f"{source}: models: no model is configured: add one under `models:` (docs/models.md shows an entry for"
+            " each backend)"
+        )
+    models, errors = validated_models(data.get("models"))
+    lines = [_line(source, loc, message) for loc, message in errors]
+    if not lines:
+        try:
+            config = StudyConfig.model_validate({**data, "models": models} if "models" in data else data)
+            config._source = source
+            return config
+        except ValidationError as exc:
+            lines = [_line(source, tuple(err["loc"]), err["msg"]) for err in exc.errors()]
+    raise ConfigError("\n".join(lines))
 
 
 def load_config(path: Path | str = "config.yaml") -> StudyConfig:

@@ -12,7 +12,7 @@ import click
 from slmbench.vocab import ELIGIBILITY_TASKS, PROMPT_STYLES, REQUANT_TYPES, SHIPPED, EligibilityTask
 
 if TYPE_CHECKING:
-    from slmbench.config import ModelSpec
+    from slmbench.backends.ollama_backend import OllamaSettings
 
 log = logging.getLogger(__name__)
 _PATH = click.Path(path_type=Path)
@@ -46,7 +46,7 @@ def _items(
     return items, assign_split(task, items, seed)
 
 
-def open_ollama(model: str, spec: ModelSpec, quant: str, weights: Path | None) -> tuple[Any, Any]:
+def open_ollama(model: str, spec: OllamaSettings, quant: str, weights: Path | None) -> tuple[Any, Any]:
     """An Ollama model (host: ``OLLAMA_HOST``, else Ollama's default) that answers, and its identity.
 
     A server that does not answer, or does not serve the model, is an error naming both, before any file is
@@ -80,6 +80,9 @@ def open_model(
 ) -> tuple[Any, Any]:
     """The loaded model (weights verified: pinned sha256, or a variant's sidecar) and its identity; for an
     Ollama model, the served model checked to answer (``open_ollama``)."""
+    from slmbench.backends import backend_facts
+    from slmbench.backends.llamacpp_backend import LlamaCppSettings
+    from slmbench.backends.ollama_backend import OllamaSettings
     from slmbench.config import load_config, model_spec
     from slmbench.eligibility.layout import variant_path
     from slmbench.eligibility.models import LlamaLogitModel
@@ -88,10 +91,17 @@ def open_model(
     from slmbench.models.weights import verify
 
     spec = model_spec(load_config(config_path), model)
-    if spec.backend == "ollama":
+    labels = backend_facts(spec.backend).labels
+    if labels == "ollama":
+        assert isinstance(
+            spec, OllamaSettings
+        )  # what a backend scoring labels through Ollama is configured by
         return open_ollama(model, spec, quant, weights)
-    if spec.weights is None:
-        raise click.UsageError(f"{model} has no embedded weights; the eligibility study scores GGUF files")
+    if labels != "logprobs" or not isinstance(spec, LlamaCppSettings):
+        raise click.UsageError(
+            f"{model} cannot score labels (backend {spec.backend}); the eligibility study scores embedded GGUF"
+            " files and Ollama models"
+        )
     if quant == SHIPPED:
         path = verify(spec, weights)
         sha, quantisation, source = spec.weights.sha256, spec.quantisation, None

@@ -178,12 +178,13 @@ def read_items(task: str, path: Path) -> list[Item]:
 
 
 def with_own_docs(item: ToolItem) -> ToolItem:
-    """Attach our tools' descriptions (``slmbench.tools.registry.TOOL_CLASSES``) to an own tool-selection item."""
+    """Attach our tools' descriptions (the registered tools: ``slmbench.tools.registry``) to an own tool-selection
+    item."""
     if item.source != "own" or item.docs:
         return item
-    from slmbench.tools.registry import TOOL_CLASSES
+    from slmbench.tools.registry import tool_names
 
-    unknown = [t for t in item.tools if t not in TOOL_CLASSES]
+    unknown = [t for t in item.tools if t not in tool_names()]
     if unknown:
         raise DatasetError(f"item {item.id}: unknown tool(s) {', '.join(unknown)}")
     docs = {t: tool_description(t) for t in item.tools}
@@ -192,10 +193,9 @@ def with_own_docs(item: ToolItem) -> ToolItem:
 
 def tool_description(name: str) -> str:
     """The description of one of our tools."""
-    from slmbench.tools.registry import TOOL_CLASSES
+    from slmbench.tools.registry import tool_class
 
-    cls: Any = TOOL_CLASSES[name]
-    return str(cls.description)
+    return str(tool_class(name).description)
 
 
 def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from slmbench.backends import backend_facts
 from slmbench.config import StudyConfig
 from slmbench.vocab import ELIGIBILITY_RAW, SHIPPED
 
@@ -34,11 +35,12 @@ def run_path(model: str, quant: str, task: str, prompt: str) -> Path:
 
 
 def eligibility_models(config: StudyConfig) -> list[str]:
-    """The models of the eligibility study (default: every model with embedded weights, and every Ollama model)."""
+    """The models of the eligibility study (default: every model whose backend can score labels: embedded GGUF
+    files and Ollama models)."""
     if config.eligibility is None:
         return []
     return config.eligibility.models or [
-        m for m, spec in config.models.items() if spec.embedded or spec.served
+        m for m, spec in config.models.items() if backend_facts(spec.backend).labels is not None
     ]
 
 

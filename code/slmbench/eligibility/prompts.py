@@ -78,10 +78,10 @@ N_EXAMPLES: dict[EligibilityTask, int] = {
 
 
 def own_tool_catalogue() -> str:
-    """Our ten tools with their descriptions, one per line (``slmbench.tools.registry.TOOL_CLASSES``)."""
-    from slmbench.tools.registry import TOOL_CLASSES
+    """Our tools with their descriptions, one per line (the registered tools: ``slmbench.tools.registry``)."""
+    from slmbench.tools.registry import tool_names
 
-    return "\n".join(f"- {name}: {tool_description(name)}" for name in sorted(TOOL_CLASSES))
+    return "\n".join(f"- {name}: {tool_description(name)}" for name in tool_names())
 
 
 def item_text(task: EligibilityTask, item: Item) -> str:
@@ -92,10 +92,10 @@ def item_text(task: EligibilityTask, item: Item) -> str:
         lines = [f"{t.role.capitalize()}: {t.content}" for t in item.turns]
         return "Conversation:\n" + "\n".join(lines)
     if isinstance(item, ToolItem):
-        from slmbench.tools.registry import TOOL_CLASSES
+        from slmbench.tools.registry import tool_names
 
         offered = [
-            f"- {t}" if t in TOOL_CLASSES and item.source == "own" else f"- {t}: {item.docs.get(t, '')}"
+            f"- {t}" if t in tool_names() and item.source == "own" else f"- {t}: {item.docs.get(t, '')}"
             for t in item.tools
         ]
         return f"Request: {item.request}\nTools offered:\n" + "\n".join(offered)

@@ -23,6 +23,11 @@ FIGURE_TOPICS: dict[str, tuple[str, ...]] = {
 FIGURES: tuple[str, ...] = tuple(FIGURE_TOPICS)
 
 
+def study_figures(topics: tuple[str, ...] | set[str]) -> tuple[str, ...]:
+    """The figures a study draws: those whose every topic it computes."""
+    return tuple(name for name in FIGURES if set(FIGURE_TOPICS[name]) <= set(topics))
+
+
 class UnknownFigureError(KeyError):
     """A figure name that has no module."""
 

@@ -53,7 +53,7 @@ from every_eval_ever.validator import format_error, format_warning, validate_fil
 
 from slmbench import __version__
 from slmbench.analysis.stats_rates import wilson_share_interval
-from slmbench.backends import backend_class, load_backends
+from slmbench.backends import backend_facts
 from slmbench.formats.eee_instances import instance_row
 from slmbench.formats.errors import FormatError
 from slmbench.formats.inspect_out import inspect_model
@@ -87,8 +87,7 @@ def developer_of(model: str, named: Mapping[str, str]) -> str:
 def engine(shard: Shard) -> InferenceEngine:
     """The inference engine of a shard's trials (the backend's) and its version from the fingerprint."""
     fp = shard.records[0].fingerprint.get("backend") or {}
-    load_backends()
-    name = shard.key.server or backend_class(str(fp.get("backend"))).engine
+    name = shard.key.server or backend_facts(str(fp.get("backend"))).engine
     server = fp.get("server") or {}
     version = (
         fp.get("backend_version") or server.get("version") or server.get("build_info") or fp.get("version")

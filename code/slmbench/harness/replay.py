@@ -21,14 +21,14 @@ from slmbench.records import schema as rec
 from slmbench.records.ledger import iter_records
 from slmbench.records.shard_cache import ShardCache, concat, map_shards
 from slmbench.tasks.loader import load_suite
-from slmbench.tools.registry import TOOL_CLASSES
+from slmbench.tools.registry import tool_class
 from slmbench.vocab import SUITES
 
 
 def _schemas(tool_names: Sequence[str]) -> dict[str, dict[str, Any]]:
     schemas: dict[str, dict[str, Any]] = {}
     for name in tool_names:
-        schemas[name] = dict(TOOL_CLASSES[name].parameters)  # type: ignore[attr-defined]
+        schemas[name] = dict(tool_class(name).parameters)
     return schemas
 
 

@@ -22,7 +22,7 @@ from slmbench.harness import protocol as proto
 from slmbench.harness.parser import parse_output
 from slmbench.harness.scaffolds import get_scaffold
 from slmbench.records import schema as rec
-from slmbench.tools.registry import TOOL_CLASSES
+from slmbench.tools.registry import tool_class
 from slmbench.vocab import ScaffoldName
 
 Call = tuple[str, str]
@@ -51,10 +51,7 @@ def trial_schemas(
 ) -> dict[str, dict[str, Any]]:
     """The schemas a trial's parser judged calls against: its task's tools and, under the answer channel (where
     the scaffold has no answer line of its own), the ``final_answer`` tool (as ``harness.loop`` builds them)."""
-    schemas: dict[str, dict[str, Any]] = {
-        name: dict(TOOL_CLASSES[name].parameters)  # type: ignore[attr-defined]
-        for name in tools
-    }
+    schemas: dict[str, dict[str, Any]] = {name: dict(tool_class(name).parameters) for name in tools}
     switches = ProtocolConditions.from_mapping(
         {k: v for k, v in conditions.items() if k in ProtocolConditions.names()}
     )

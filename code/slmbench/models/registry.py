@@ -17,9 +17,6 @@ def open_backend(model_id: str, spec: ModelSpec, **overrides: Any) -> Backend:
     """Create the backend that serves ``model_id``: its class (``spec.backend``) builds it from the spec, with its
     weights' sha256 checked before anything loads them (``overrides``: ``n_ctx``, ``n_threads``; an in-process
     model's saved prompt prefixes go to the cache folder unless ``$SLMBENCH_PREFIX_CACHE`` is ``off``)."""
-    from slmbench.backends import load_backends
-
-    load_backends()
     try:
         weights = verify(spec) if spec.weights is not None else None
     except WeightsError as exc:

@@ -9,15 +9,20 @@ SLURM job is sized by the model it loads and the trials it runs, not by one cons
   the logits buffer (vocabulary × 512-token batch × 4 bytes), plus ``BASE_MB`` for the interpreter and
   llama.cpp's compute buffers; at least ``RSS_HEADROOM`` × the largest peak RSS the model's committed records
   measured; rounded up to 256 MB. Without the file (not fetched yet) ``params_b`` GB stands in for its size
-  and ``FALLBACK_KV_MB_PER_TOKEN`` / ``FALLBACK_LOGITS_MB`` for the header. A server-backed (Ollama) model
-  holds its weights in the server: ``BASE_MB``.
+  and ``FALLBACK_KV_MB_PER_TOKEN`` / ``FALLBACK_LOGITS_MB`` for the header. A model of a backend that does not
+  run it in this process (its ``in_process`` declaration: Ollama, an OpenAI-compatible server) holds its weights
+  in the server: ``BASE_MB``.
 * **wall time** (``runtime``, minutes): ``LOAD_S`` + ``SAFETY`` × trials in the shard × seconds per trial,
   at least ``MIN_RUNTIME_MIN``. Seconds per trial are measured: the mean ``wall_s`` of the model's slowest
   recorded shard under ``data/raw`` (a mean, not a median: one slow trial costs a shard its whole length).
   A model without records falls back to the study's ``trial_budget_s`` per trial (the per-trial time budget).
   Shards with more turns or tokens than the study's defaults scale by those ratios.
+* **served load** (``served_<model>``): a model that a server runs takes at most its ``concurrency`` trials in
+  flight, across shards too: each of its shards claims ``concurrency`` of a scheduler resource of its own
+  (``served_resource``), whose limit is ``concurrency`` (``served_limits``; the workflow sets it unless
+  ``--resources`` does), so two shards of one server never run at once beyond it.
 * **threads**: llama.cpp decodes a model under 1B parameters no faster on more than 2 threads; larger ones
-  get up to 4 (``2 × params_b``, rounded up). A server-backed model needs 1. The backend uses the CPUs the
+  get up to 4 (``2 × params_b``, rounded up). A served model needs 1. The backend uses the CPUs the
   job is given (``os.sched_getaffinity``), so the request and the use agree.
 """
 
@@ -26,12 +31,14 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from slmbench.config import ModelSpec
+from slmbench.backends import backend_facts
+from slmbench.config import ModelSpec, StudyConfig
 
 BASE_MB = 512
 RSS_HEADROOM = 1.25
@@ -209,7 +216,7 @@ def model_mem_mb(
     spec: ModelSpec, n_ctx: int | None = None, gguf: Path | None = None, seen: Measured | None = None
 ) -> int:
     """Memory (MB) for one process that loads ``spec`` with an ``n_ctx`` window (module docstring)."""
-    if spec.backend != "llamacpp":
+    if not backend_facts(spec.backend).in_process:
         return _round_up(BASE_MB)
     n_ctx = n_ctx or spec.n_ctx
     if gguf is not None and gguf.exists():
@@ -224,9 +231,25 @@ def model_mem_mb(
 
 def model_threads(spec: ModelSpec) -> int:
     """CPU threads for one shard of ``spec`` (module docstring)."""
-    if spec.backend != "llamacpp":
+    if not backend_facts(spec.backend).in_process:
         return 1
     return max(2, min(MAX_THREADS, math.ceil(2 * spec.params_b)))
+
+
+def served_resource(model: str) -> str:
+    """The scheduler resource that counts the trials in flight against served model ``model``:
+    ``served_<model>``, every character that is not a letter, digit or ``_`` written as ``_``."""
+    return "served_" + re.sub(r"\W", "_", model)
+
+
+def served_limits(config: StudyConfig) -> dict[str, int]:
+    """The limit of each served model's resource (``served_resource``): its ``concurrency``, for every model
+    whose backend does not run it in this process."""
+    return {
+        served_resource(name): spec.concurrency
+        for name, spec in config.models.items()
+        if not backend_facts(spec.backend).in_process
+    }
 
 
 def shard_runtime_min(n_trials: int, seconds_per_trial: float, scale: float = 1.0) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from slmbench.backends.base import BackendError
-from slmbench.config import ModelSpec
+from slmbench.config import ModelSpec, WeightsSpec
 from slmbench.records.hashing import sha256_file
 
 log = logging.getLogger(__name__)
@@ -26,28 +26,38 @@ def cache_dir() -> Path:
     return Path(os.environ.get("SLMBENCH_CACHE", Path.home() / ".cache" / "slmbench"))
 
 
-def weights_path(spec: ModelSpec) -> Path:
-    """Where an embedded model's GGUF lives: your own file (``path``), or the assembled one in the cache."""
+def _weights(spec: ModelSpec) -> WeightsSpec:
+    """The model's GGUF file as configured.
+
+    Raises:
+        WeightsError: Its backend loads no file here (a served model).
+    """
     if spec.weights is None:
         raise WeightsError("this model has no embedded weights (served by a server)")
-    if spec.weights.path is not None:
-        return Path(spec.weights.path).expanduser()
-    assert spec.weights.file is not None  # WeightsSpec: a path or the PyPI form
-    return cache_dir() / "models" / spec.weights.file
+    return spec.weights
+
+
+def weights_path(spec: ModelSpec) -> Path:
+    """Where an embedded model's GGUF lives: your own file (``path``), or the assembled one in the cache."""
+    weights = _weights(spec)
+    if weights.path is not None:
+        return Path(weights.path).expanduser()
+    assert weights.file is not None  # WeightsSpec: a path or the PyPI form
+    return cache_dir() / "models" / weights.file
 
 
 def verify(spec: ModelSpec, path: Path | None = None) -> Path:
     """Check that the assembled file exists and matches the pinned sha256; return its path."""
+    weights = _weights(spec)
     path = path or weights_path(spec)
-    assert spec.weights is not None
     if not path.is_file():
-        if spec.weights.path is not None:
+        if weights.path is not None:
             raise WeightsError(f"{path} (weights.path in config.yaml) is missing or not a file")
         raise WeightsError(f"{path} is missing: run `slmbench models fetch`")
     actual = sha256_file(path)
-    if actual != spec.weights.sha256:
+    if actual != weights.sha256:
         raise WeightsError(
-            f"{path}: sha256 {actual} does not match the pinned {spec.weights.sha256} in config.yaml"
+            f"{path}: sha256 {actual} does not match the pinned {weights.sha256} in config.yaml"
         )
     return path
 
@@ -64,17 +74,17 @@ def _install_packages(packages: list[str], target: Path) -> None:
 def fetch(spec: ModelSpec) -> Path:
     """Make sure the GGUF is assembled and verified; install and join its parts when needed (a file of your own
     is only verified)."""
-    assert spec.weights is not None
+    weights = _weights(spec)
     target = weights_path(spec)
-    if spec.weights.path is not None:
+    if weights.path is not None:
         return verify(spec, target)
-    if target.exists() and sha256_file(target) == spec.weights.sha256:
+    if target.exists() and sha256_file(target) == weights.sha256:
         return target
     pkgs = cache_dir() / "pkgs"
     pkgs.mkdir(parents=True, exist_ok=True)
-    parts = [pkgs / part for part in spec.weights.parts]
+    parts = [pkgs / part for part in weights.parts]
     if not all(p.exists() for p in parts):
-        _install_packages(spec.weights.packages, pkgs)
+        _install_packages(weights.packages, pkgs)
     missing = [str(p) for p in parts if not p.exists()]
     if missing:
         raise WeightsError(f"after install these parts are still missing: {missing}")

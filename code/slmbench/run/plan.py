@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from slmbench.backends import backend_class, backend_names, load_backends
+from slmbench.backends import backend_facts, backend_names
 from slmbench.conditions import LEGACY_NAME
 from slmbench.config import ConfigError, StudyConfig, model_spec
 from slmbench.models.resources import ShardResources, shard_resources
@@ -88,91 +88,117 @@ def selected_tasks(config: StudyConfig, suite: str) -> tuple[str, ...]:
     """The task ids config.yaml's ``tasks`` selects of ``suite`` (empty: every task of it).
 
     Raises:
-        ConfigError: an id that is not a task of the suite (one line naming the suite and the id).
+        ConfigError: an id that is not a task of the suite (one line naming the field, the id and the fix).
     """
     if isinstance(config.tasks, dict):
         chosen, where = config.tasks.get(suite, []), f"tasks.{suite}"  # type: ignore[call-overload]
     else:
         chosen, where = config.tasks, "tasks"
-    return _known(chosen, suite, where)
+    return _known(config, chosen, suite, where)
 
 
-def _known(ids: list[str], suite: str, where: str) -> tuple[str, ...]:
+def _known(config: StudyConfig, ids: list[str], suite: str, where: str) -> tuple[str, ...]:
     suite_ids = {t.id for t in task_index().values() if t.suite == suite}
     unknown = [i for i in ids if i not in suite_ids]
     if unknown:
-        raise ConfigError(f"config.yaml: {where}: {unknown[0]!r} is not a task of suite {suite}")
+        raise ConfigError(
+            f"{config.source}: {where}: {unknown[0]!r} is not a task of suite {suite}: remove it "
+            f"(`slmbench tasks list --suite {suite}` lists the suite's tasks)"
+        )
     return tuple(ids)
 
 
-def _parts(config: StudyConfig, model: str) -> Iterator[tuple[PlanKind, ShardKey, int, tuple[str, ...]]]:
-    """(kind, key, repeats, tasks) of every shard of ``model``, part by part of the config."""
+@dataclass(frozen=True)
+class _Part:
+    """One shard as one part of the config plans it, with the fields its repeats and tasks come from."""
+
+    kind: PlanKind
+    key: ShardKey
+    repeats: int
+    tasks: tuple[str, ...]
+    repeats_from: str
+    tasks_from: str
+
+
+def _parts(config: StudyConfig, model: str) -> Iterator[_Part]:
+    """Every shard of ``model``, part by part of the config."""
     t0, repeats = min(config.temperatures), config.repeats
     for suite in config.suites:
+        tasks, tasks_from = selected_tasks(config, suite), _tasks_field(config, suite)
         for t in config.temperatures:
-            yield "primary", shard_key(config, model, suite, t), repeats, selected_tasks(config, suite)
+            yield _Part("primary", shard_key(config, model, suite, t), repeats, tasks, "repeats", tasks_from)
     if config.null_control:
         nc = config.null_control
-        tasks = _known(nc.tasks, NULL_CONTROL_SUITE, "null_control.tasks")
-        yield (
-            "null_control",
-            shard_key(config, model, NULL_CONTROL, NULL_CONTROL_TEMPERATURE),
-            nc.reruns,
-            tasks,
-        )
+        tasks = _known(config, nc.tasks, NULL_CONTROL_SUITE, "null_control.tasks")
+        key = shard_key(config, model, NULL_CONTROL, NULL_CONTROL_TEMPERATURE)
+        yield _Part("null_control", key, nc.reruns, tasks, "null_control.reruns", "null_control.tasks")
     if config.scaffold_comparison:
         sc = config.scaffold_comparison
         for suite in sc.suites:
             for scaffold in sc.scaffolds:
                 key = shard_key(config, model, suite, t0, scaffold=scaffold, protocol=sc.protocol)
-                yield "scaffold", key, sc.repeats or repeats, selected_tasks(config, suite)
+                yield _Part(
+                    "scaffold", key, sc.repeats or repeats, selected_tasks(config, suite),
+                    "scaffold_comparison.repeats" if sc.repeats else "repeats",
+                    _tasks_field(config, suite),
+                )  # fmt: skip
     if config.context_comparison:
         cc, window = config.context_comparison, config.models[model].n_ctx
         for suite in cc.suites:
             for n_ctx in (n for n in cc.n_ctx if n != window):
                 key = shard_key(config, model, suite, t0, n_ctx=n_ctx)
-                yield "context", key, cc.repeats or repeats, selected_tasks(config, suite)
+                yield _Part(
+                    "context", key, cc.repeats or repeats, selected_tasks(config, suite),
+                    "context_comparison.repeats" if cc.repeats else "repeats", _tasks_field(config, suite),
+                )  # fmt: skip
     if config.serving_comparison and model in config.serving_comparison.models:
         sv = config.serving_comparison
         for suite in sv.suites:
             key = shard_key(config, model, suite, t0, server=sv.server)
-            yield "serving", key, sv.repeats or repeats, selected_tasks(config, suite)
+            yield _Part(
+                "serving", key, sv.repeats or repeats, selected_tasks(config, suite),
+                "serving_comparison.repeats" if sv.repeats else "repeats", _tasks_field(config, suite),
+            )  # fmt: skip
     yield from _protocol_study(config, model)
     yield from _build_run(config, model)
 
 
-def _build_run(config: StudyConfig, model: str) -> Iterator[tuple[PlanKind, ShardKey, int, tuple[str, ...]]]:
+def _build_run(config: StudyConfig, model: str) -> Iterator[_Part]:
     """The shards of ``model`` on one build (``build_run``), all under its rerun label: the primary condition on
     each suite, then for instruction-tuned models the samples and each perturbation, then each other protocol."""
     run = config.build_run
     if run is None:
         return
     t0, label, instruct = min(config.temperatures), run.label, config.models[model].instruct
+
+    def part(key: ShardKey, repeats: int, repeats_from: str, suite: str) -> _Part:
+        return _Part("build_run", key, repeats, selected_tasks(config, suite), repeats_from,
+                     _tasks_field(config, suite))  # fmt: skip
+
     for suite in run.suites:
         for t in config.temperatures:
-            yield (
-                "build_run",
-                shard_key(config, model, suite, t, rerun=label),
-                run.repeats,
-                selected_tasks(config, suite),
+            yield part(
+                shard_key(config, model, suite, t, rerun=label), run.repeats, "build_run.repeats", suite
             )
     if run.sampling is not None and instruct:
         s = run.sampling
         for suite in s.suites:
             key = shard_key(config, model, suite, s.temperature, rerun=label)
-            yield "build_run", key, s.repeats, selected_tasks(config, suite)
+            yield part(key, s.repeats, "build_run.sampling.repeats", suite)
     for perturbation in run.perturbations if instruct else []:
         for suite in run.perturbation_suites:
             key = shard_key(config, model, suite, t0, rerun=label, perturbation=perturbation)
-            yield "build_run", key, 1, selected_tasks(config, suite)
+            yield part(key, 1, "build_run.perturbations", suite)
     for protocol in run.protocols:
         key = shard_key(config, model, "capability", t0, protocol=protocol, rerun=label)
-        yield "build_run", key, 1, selected_tasks(config, "capability")
+        yield part(key, 1, "build_run.protocols", "capability")
 
 
-def _protocol_study(
-    config: StudyConfig, model: str
-) -> Iterator[tuple[PlanKind, ShardKey, int, tuple[str, ...]]]:
+def _tasks_field(config: StudyConfig, suite: str) -> str:
+    return f"tasks.{suite}" if isinstance(config.tasks, dict) else "tasks"
+
+
+def _protocol_study(config: StudyConfig, model: str) -> Iterator[_Part]:
     """The protocol study's shards of ``model``: ``protocol`` with its repeats, the legacy baseline (when it is not
     the primary protocol), each ablation, rerun and limit once, and the temperature sweep with the repeats for
     instruction-tuned models."""
@@ -182,20 +208,32 @@ def _protocol_study(
     t0, name = min(config.temperatures), study.protocol
     sweep = study.temperatures if config.models[model].instruct else []
     for suite in study.suites:
-        tasks = selected_tasks(config, suite)
-        yield "protocol", shard_key(config, model, suite, t0, protocol=name), study.repeats, tasks
+        tasks, tasks_from = selected_tasks(config, suite), _tasks_field(config, suite)
+
+        def part(key: ShardKey, repeats: int, repeats_from: str) -> _Part:
+            return _Part("protocol", key, repeats, tasks, repeats_from, tasks_from)  # noqa: B023
+
+        yield part(
+            shard_key(config, model, suite, t0, protocol=name), study.repeats, "protocol_study.repeats"
+        )
         if config.protocol != LEGACY_NAME:
-            yield "protocol", shard_key(config, model, suite, t0, protocol=LEGACY_NAME), 1, tasks
+            key = shard_key(config, model, suite, t0, protocol=LEGACY_NAME)
+            yield part(key, 1, "protocol_study (its legacy baseline runs once)")
         for other in study.ablation:
-            yield "protocol", shard_key(config, model, suite, t0, protocol=other), 1, tasks
+            key = shard_key(config, model, suite, t0, protocol=other)
+            yield part(key, 1, "protocol_study.ablation (each runs once)")
         for label in study.reruns:
-            yield "protocol", shard_key(config, model, suite, t0, protocol=name, rerun=label), 1, tasks
+            key = shard_key(config, model, suite, t0, protocol=name, rerun=label)
+            yield part(key, 1, "protocol_study.reruns (each runs once)")
         for turns in study.max_turns:
-            yield "protocol", shard_key(config, model, suite, t0, protocol=name, max_turns=turns), 1, tasks
+            key = shard_key(config, model, suite, t0, protocol=name, max_turns=turns)
+            yield part(key, 1, "protocol_study.max_turns (each runs once)")
         for tokens in study.max_tokens:
-            yield "protocol", shard_key(config, model, suite, t0, protocol=name, max_tokens=tokens), 1, tasks
+            key = shard_key(config, model, suite, t0, protocol=name, max_tokens=tokens)
+            yield part(key, 1, "protocol_study.max_tokens (each runs once)")
         for t in sweep:
-            yield "protocol", shard_key(config, model, suite, t, protocol=name), study.repeats, tasks
+            key = shard_key(config, model, suite, t, protocol=name)
+            yield part(key, study.repeats, "protocol_study.repeats")
 
 
 def check_concurrency(config: StudyConfig) -> None:
@@ -205,14 +243,11 @@ def check_concurrency(config: StudyConfig) -> None:
         ConfigError: ``concurrency`` above 1 for a backend that runs the model in this process.
     """
     several = {name: spec for name, spec in config.models.items() if spec.concurrency > 1}
-    if not several:
-        return
-    load_backends()
     for name, spec in several.items():
-        if backend_class(spec.backend).in_process:
-            served = [n for n in backend_names() if not backend_class(n).in_process]
+        if backend_facts(spec.backend).in_process:
+            served = [n for n in backend_names() if not backend_facts(n).in_process]
             raise ConfigError(
-                f"config.yaml: models.{name}.concurrency: concurrency {spec.concurrency} needs a served backend "
+                f"{config.source}: models.{name}.concurrency: concurrency {spec.concurrency} needs a served backend "
                 f"({', '.join(served)}); backend {spec.backend} runs the model in this process, one trial at a time"
             )
 
@@ -226,20 +261,36 @@ def plan_shards(config: StudyConfig) -> list[Shard]:
     """
     check_concurrency(config)
     planned: dict[str, Shard] = {}
+    first: dict[str, _Part] = {}
     for model in config.models:
-        for kind, key, repeats, tasks in _parts(config, model):
-            earlier = planned.get(key.name)
+        for part in _parts(config, model):
+            name = part.key.name
+            earlier = planned.get(name)
             if earlier is None:
-                planned[key.name] = Shard(key, repeats, tasks, frozenset({kind}))
-            elif (earlier.repeats, earlier.tasks) == (repeats, tasks):
-                planned[key.name] = dataclasses.replace(earlier, kinds=earlier.kinds | {kind})
+                planned[name] = Shard(part.key, part.repeats, part.tasks, frozenset({part.kind}))
+                first[name] = part
+            elif (earlier.repeats, earlier.tasks) == (part.repeats, part.tasks):
+                planned[name] = dataclasses.replace(earlier, kinds=earlier.kinds | {part.kind})
             else:
-                raise ConfigError(
-                    f"config.yaml: shard {key.name} is planned by {'/'.join(sorted(earlier.kinds))} with "
-                    f"{earlier.repeats} repeats of {_tasks_text(earlier.tasks)} and by {kind} with {repeats} "
-                    f"repeats of {_tasks_text(tasks)}: make them agree"
-                )
+                raise ConfigError(_disagree(config, first[name], part))
     return list(planned.values())
+
+
+def _disagree(config: StudyConfig, one: _Part, other: _Part) -> str:
+    """The one-line error of two parts that plan one shard differently: both fields, their values, the fix."""
+    if one.repeats != other.repeats:
+        a, b = f"{one.repeats_from} ({one.repeats})", f"{other.repeats_from} ({other.repeats})"
+        what = "repeats"
+    else:
+        a, b = (
+            f"{one.tasks_from} ({_tasks_text(one.tasks)})",
+            f"{other.tasks_from} ({_tasks_text(other.tasks)})",
+        )
+        what = "tasks"
+    return (
+        f"{config.source}: {a} and {b} both plan shard {one.key.name} ({one.kind} and {other.kind}) with other"
+        f" {what}: make them equal"
+    )
 
 
 def _tasks_text(tasks: tuple[str, ...]) -> str:
@@ -262,7 +313,7 @@ def shard_for(config: StudyConfig, key: ShardKey) -> Shard:
         raise ConfigError(f"shard {key.name} runs the study's own setting: its name is {key.model}/{own}")
     if key.suite == NULL_CONTROL and config.null_control:
         nc = config.null_control
-        return Shard(key, nc.reruns, _known(nc.tasks, NULL_CONTROL_SUITE, "null_control.tasks"))
+        return Shard(key, nc.reruns, _known(config, nc.tasks, NULL_CONTROL_SUITE, "null_control.tasks"))
     return Shard(key, config.repeats, selected_tasks(config, key.task_suite))
 
 

@@ -21,7 +21,8 @@ from types import FrameType
 from typing import Any
 
 from slmbench.backends.base import Backend
-from slmbench.backends.llamacpp_backend import usable_cpus
+from slmbench.backends.llamacpp_backend import LlamaCppSettings, usable_cpus
+from slmbench.backends.openai_backend import OpenAISettings
 from slmbench.config import ConfigError, ModelSpec
 from slmbench.models.llama_server import LlamaServer, llama_server_binary, server_build
 from slmbench.models.registry import open_backend
@@ -43,7 +44,7 @@ def serving_settings(key: ShardKey, spec: ModelSpec, budget_s: float) -> dict[st
     """
     if key.server is None:
         return None
-    if not spec.embedded or spec.chat_format is not None:
+    if not isinstance(spec, LlamaCppSettings) or spec.chat_format is not None:
         raise ConfigError(
             f"shard {key.name}: a serving shard needs an embedded model (backend llamacpp, weights) with the GGUF's"
             " own chat template (no chat_format)"
@@ -56,15 +57,15 @@ def serving_settings(key: ShardKey, spec: ModelSpec, budget_s: float) -> dict[st
         "parallel": PARALLEL,
         "jinja": True,
         "request": REQUEST_FIELDS,
-        "timeout_s": max(spec.timeout_s, budget_s),
+        "timeout_s": max(OpenAISettings.model_fields["timeout_s"].default, budget_s),
     }
 
 
-def served_spec(spec: ModelSpec, settings: dict[str, Any], base_url: str, alias: str) -> ModelSpec:
+def served_spec(spec: ModelSpec, settings: dict[str, Any], base_url: str, alias: str) -> OpenAISettings:
     """The in-process model's entry as an ``openai`` model served at ``base_url`` under ``alias``."""
-    return ModelSpec.model_validate(
+    return OpenAISettings.model_validate(
         {
-            **spec.model_dump(exclude={"weights", "chat_format"}),
+            **spec.model_dump(include=set(ModelSpec.model_fields) - {"weights"}),
             "backend": "openai",
             "base_url": base_url,
             "served_model": alias,

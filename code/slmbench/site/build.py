@@ -80,7 +80,8 @@ def _write_shards(
     rows = _rows_by_id(trials)
     position = {trial_id: i for i, trial_id in enumerate(trials["trial_id"].astype(str))}
     shard_of: list[str | None] = [None] * len(trials)
-    paths = raw_shards(raw_dir)
+    tabulated = set(trials["source_file"].astype(str))  # the study's shards: those its trials table read
+    paths = [p for p in raw_shards(raw_dir) if {str(p), _relative(p, root)} & tabulated]
     sources = [_relative(p, root) for p in paths]
     ids = shard_ids(sources)
     shards: list[dict[str, Any]] = []

@@ -8,28 +8,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from slmbench.judging.criteria import Criterion
+from slmbench.tools.registry import tool_names
 from slmbench.vocab import FAULT_KINDS as FAULT_KINDS  # re-exported: the variants expand over it
 from slmbench.vocab import REPHRASINGS, Dimension, Suite
 
-ToolName = Literal[
-    "web_search",
-    "knowledge_lookup",
-    "calendar",
-    "data_query",
-    "csv_processor",
-    "code_interpreter",
-    "file_operator",
-    "email",
-    "notification",
-    "calculator",
-]
-KNOWN_TOOLS: tuple[str, ...] = get_args(ToolName)
+
+def _registered_tool(name: str) -> str:
+    """``name`` if a tool registers under it (``slmbench.tools``: its ``@register_tool``)."""
+    if name not in tool_names():
+        raise PydanticCustomError(
+            "unknown_tool", "'{name}' is not a registered tool: use one of {known}",
+            {"name": name, "known": ", ".join(tool_names())},
+        )  # fmt: skip
+    return name
+
+
+ToolName = Annotated[str, AfterValidator(_registered_tool)]
+"""A tool's name: one the tools register (``slmbench.tools.registry.tool_names``)."""
 Difficulty = Literal["easy", "medium", "hard"]
 
 CAPABILITY_GROUPS: dict[str, str] = {

@@ -22,7 +22,15 @@ from slmbench.tidy.columns import (
 )
 from slmbench.tidy.configured import apply_config
 from slmbench.tidy.rows import event_rows, trial_row
-from slmbench.tidy.tables import NoTrialsError, no_trials_message, raw_shards, shard_tables, tidy_tables
+from slmbench.tidy.tables import (
+    NoTrialsError,
+    StudyShards,
+    no_trials_message,
+    raw_shards,
+    shard_tables,
+    study_shards,
+    tidy_tables,
+)
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -34,6 +42,7 @@ __all__ = [
     "SORT_KEYS",
     "TRIAL_COLUMNS",
     "NoTrialsError",
+    "StudyShards",
     "apply_config",
     "event_rows",
     "merged_table",
@@ -41,6 +50,7 @@ __all__ = [
     "raw_shards",
     "shard_tables",
     "sort_order",
+    "study_shards",
     "tidy_tables",
     "trial_row",
 ]

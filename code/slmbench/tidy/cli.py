@@ -9,7 +9,7 @@ import click
 from slmbench.config import load_config
 from slmbench.records.ledger import RawRecordError
 from slmbench.records.shard_cache import cache_options
-from slmbench.tidy.tables import NoTrialsError, no_trials_message, raw_shards, tidy_tables
+from slmbench.tidy.tables import NoTrialsError, no_trials_message, study_shards, tidy_tables
 from slmbench.tidy.writer import write_manifest, write_parquet
 
 
@@ -36,11 +36,14 @@ def tidy(
     cache_dir: Path | None,
     jobs: int,
 ) -> None:
-    """Validate every raw shard and write the tidy tables."""
+    """Validate every raw shard of the study's models and write the tidy tables (shards of other models are left
+    out, their count logged)."""
     config = load_config(config_path)
+    shards = study_shards(raw_dir, config)
+    shards.log_left_out(raw_dir)
     try:
         trials, events, manifest = tidy_tables(
-            raw_shards(raw_dir), config, external, Path.cwd(), cache_dir=cache_dir, jobs=jobs
+            shards.kept, config, external, Path.cwd(), cache_dir=cache_dir, jobs=jobs
         )
     except NoTrialsError:
         raise click.ClickException(no_trials_message(raw_dir, config_path)) from None

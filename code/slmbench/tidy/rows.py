@@ -74,7 +74,9 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "n_stuck": sum(isinstance(e, rec.StuckEvent) for e in record.events),
         "harm": scored.harm,
         "recorded_outcome": record.outcome,
-        "rejudged_by": changed_criteria(record.check, scored.check) if scored.outcome != record.outcome else None,
+        "rejudged_by": changed_criteria(record.check, scored.check)
+        if scored.outcome != record.outcome
+        else None,
         "rescored": scored.rescored,
         "state_source": scored.state_source,
         "check_sha256": scored.check_sha256,

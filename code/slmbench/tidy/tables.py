@@ -1,12 +1,17 @@
 """Raw shards (and a published study's trials) → the trials table, the events table and the manifest.
 
-Each shard is validated and judged on its own (``shard_tables``: nothing in it depends on the config), in
-parallel and kept per shard when a cache folder is given (``slmbench.records.shard_cache``); the merge then adds
-what the config decides (``slmbench.tidy.configured``), checks that no trial id appears twice, and sorts.
+The shards are the study's: those of its configured models under its own raw folder (``study_shards``; what
+else lies there is left out, counted in the log). Each shard is validated and judged on its own
+(``shard_tables``: nothing in it depends on the config), in parallel and kept per shard when a cache folder is
+given (``slmbench.records.shard_cache``); the merge then adds what the config decides
+(``slmbench.tidy.configured``), checks that no trial id appears twice, and sorts.
 """
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -24,7 +29,9 @@ from slmbench.tidy.arrow import dictionary_encoded, merged_table
 from slmbench.tidy.columns import EVENT_COLUMNS, RECORD_COLUMNS, TRIAL_COLUMNS
 from slmbench.tidy.configured import with_config
 from slmbench.tidy.rows import event_rows, trial_row
-from slmbench.vocab import ELIGIBILITY_RAW
+from slmbench.vocab import ELIGIBILITY_RAW, STUDY_ID
+
+logger = logging.getLogger(__name__)
 
 
 class NoTrialsError(ValueError):
@@ -43,6 +50,41 @@ def raw_shards(raw_dir: Path) -> list[Path]:
     """Every trial shard under the raw directory, sorted (the eligibility study's runs, in their own folder and
     format, are not trial records)."""
     return sorted(p for p in raw_dir.rglob("*.jsonl") if p.relative_to(raw_dir).parts[0] != ELIGIBILITY_RAW)
+
+
+@dataclass(frozen=True)
+class StudyShards:
+    """The raw trial shards of a study, and the shard files under its raw folder that are not its own."""
+
+    kept: list[Path]
+    """``<raw>/<study id>/<model>/<shard>.jsonl`` of each configured model, sorted."""
+    left_out: dict[str, int]
+    """Shard files left out, by ``<study id>/<model>`` folder (``other`` for any other place)."""
+
+    def log_left_out(self, raw_dir: Path) -> None:
+        """Log how many shard files were left out, and of which folders (nothing when none was)."""
+        if self.left_out:
+            folders = ", ".join(f"{folder} ({n})" for folder, n in sorted(self.left_out.items()))
+            logger.info(
+                "left out %d shard file(s) under %s that hold no trials of this study's models: %s",
+                sum(self.left_out.values()),
+                raw_dir,
+                folders,
+            )
+
+
+def study_shards(raw_dir: Path, config: StudyConfig) -> StudyShards:
+    """The trial shards of the models ``config`` names under ``raw_dir`` (records of a model no longer configured,
+    or of another study, never enter its tables)."""
+    kept: list[Path] = []
+    left_out: Counter[str] = Counter()
+    for path in raw_shards(raw_dir):
+        parts = path.relative_to(raw_dir).parts
+        if len(parts) == 3 and parts[0] == STUDY_ID and parts[1] in config.models:
+            kept.append(path)
+        else:
+            left_out["/".join(parts[:2]) if len(parts) == 3 else "other"] += 1
+    return StudyShards(kept, dict(left_out))
 
 
 def shard_tables(path: Path, source: str) -> Frames:

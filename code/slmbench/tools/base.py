@@ -1,10 +1,20 @@
-"""The tool seam: a Protocol for sandboxed, stateful, deterministic tools, and the per-trial environment."""
+"""The tool seam: a Protocol for sandboxed, stateful, deterministic tools, the per-trial environment, and the
+decorator a tool class registers with where it is defined.
+
+``@register_tool(name="email", side_effects={"argument": "action", "actions": ("send",)})`` declares the tool's
+name (its class's ``name``) and which of its calls change the world outside the conversation: none (no
+``side_effects``), ``"every call"``, or the calls whose ``argument`` is one of ``actions``. The declarations are
+literals, read from the source without importing a tool (``slmbench.registration``): the task schema takes its
+tool names from them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from slmbench.registration import Registry
 
 
 @dataclass
@@ -56,3 +66,9 @@ def function_schema(tool: Tool) -> dict[str, Any]:
         "type": "function",
         "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
     }
+
+
+register_tool: Registry[Any] = Registry(
+    __package__ or "", Path(__file__).parent, "register_tool", named_by="name"
+)
+"""The decorator of a tool class: ``@register_tool(name=..., side_effects=...)``."""

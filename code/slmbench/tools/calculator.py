@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +122,7 @@ def evaluate(expression: str) -> Number:
         raise ArgumentError(f"cannot evaluate: {exc}") from None
 
 
+@register_tool(name="calculator")
 class Calculator:
     """Arithmetic with + - * / // % **, parentheses and round/abs/min/max/sqrt."""
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, get_choice, get_str, get_str_list, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ def _sort_key(event: dict[str, Any]) -> tuple[str, str, str]:
     return (str(event.get("date", "")), str(event.get("start", "")), str(event.get("id", "")))
 
 
+@register_tool(name="calendar", side_effects={"argument": "action", "actions": ("create", "delete")})
 class Calendar:
     """Events ``{id, title, date, start, end, attendees}`` from ``state["calendar"]["events"]``."""
 

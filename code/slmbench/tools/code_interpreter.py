@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 from slmbench.tools.sandbox import SandboxLimits, default_python, run_python
 
 logger = logging.getLogger(__name__)
@@ -14,6 +14,7 @@ logger = logging.getLogger(__name__)
 MAX_CODE_CHARS = 100_000
 
 
+@register_tool(name="code_interpreter")
 class CodeInterpreter:
     """Each call runs in a fresh process and directory (no state is kept between calls)."""
 

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from slmbench.tools.arguments import ArgumentError, get_bool, get_choice, get_str, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 from slmbench.tools.files import files_root, resolve
 
 logger = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def records(frame: pd.DataFrame) -> dict[str, Any]:
     return {"rows": head, "total_rows": len(frame), "truncated": len(frame) > MAX_ROWS}
 
 
+@register_tool(name="csv_processor")
 class CsvProcessor:
     """Reads CSV files under ``ctx.workdir / "files"`` (shared with ``file_operator``)."""
 

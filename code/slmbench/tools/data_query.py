@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, get_choice, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +67,9 @@ def build_database(path: Path, database: dict[str, Any]) -> None:
     conn.close()
 
 
+@register_tool(
+    name="data_query", side_effects={"argument": "kind", "actions": ("insert", "update", "delete")}
+)
 class DataQuery:
     """One statement per call; ``kind`` must agree with the statement (select/insert/update/delete)."""
 

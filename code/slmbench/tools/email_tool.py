@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, get_choice, get_str, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
@@ -17,6 +17,7 @@ ADDRESS = re.compile(r"^[^@\s,;<>\"]+@[^@\s,;<>\"]+\.[A-Za-z]{2,}$")
 _SHOWN = ("id", "from", "subject", "date", "body")
 
 
+@register_tool(name="email", side_effects={"argument": "action", "actions": ("send",)})
 class Email:
     """An inbox from ``state["inbox"]`` plus an outbox of sent messages."""
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, get_choice, get_str, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 from slmbench.tools.files import files_root, read_regular, resolve, write_regular
 
 logger = logging.getLogger(__name__)
@@ -29,6 +29,7 @@ def regular_files(root: Path) -> list[str]:
     return sorted(found)
 
 
+@register_tool(name="file_operator", side_effects={"argument": "action", "actions": ("write",)})
 class FileOperator:
     """Text files under ``ctx.workdir / "files"``, seeded from ``state["files"]``."""
 

@@ -7,13 +7,14 @@ import logging
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
 FUZZY_CUTOFF = 0.6
 
 
+@register_tool(name="knowledge_lookup")
 class KnowledgeLookup:
     """Exact (case-insensitive) topic match first, then the closest topic by ``difflib``."""
 

@@ -6,11 +6,12 @@ import logging
 from typing import Any
 
 from slmbench.tools.arguments import ArgumentError, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
 
+@register_tool(name="notification", side_effects="every call")
 class Notification:
     """Delivers notifications (always succeeds for well-formed arguments)."""
 

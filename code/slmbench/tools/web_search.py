@@ -12,7 +12,7 @@ import yaml
 from rank_bm25 import BM25Okapi
 
 from slmbench.tools.arguments import ArgumentError, get_int, need_str
-from slmbench.tools.base import ToolContext, ToolResult
+from slmbench.tools.base import ToolContext, ToolResult, register_tool
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ def default_corpus() -> tuple[dict[str, str], ...]:
     return tuple({key: str(doc[key]) for key in ("id", "title", "url", "text")} for doc in documents)
 
 
+@register_tool(name="web_search")
 class WebSearch:
     """Ranks ``state["corpus"]`` and the default corpus with ``BM25Okapi`` over title + text."""
 

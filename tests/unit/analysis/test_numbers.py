@@ -60,3 +60,47 @@ def test_a_printed_digit_never_depends_on_the_last_bits_of_a_float() -> None:
         assert nb.fmt_rate(a) == nb.fmt_rate(b)
     assert nb.fmt_rate(0.05 - 0.0125) == nb.fmt_rate(0.0375) == "3.8\\%"
     assert nb.fmt_stat(0.125 + 1e-17, 2) == nb.fmt_stat(0.125, 2)
+
+
+def test_a_provenance_record_names_the_function_from_its_object() -> None:
+    from slmbench.analysis import phrases_taxonomy
+    from slmbench.analysis.stats_passk import pass_at_k
+    from slmbench.analysis.topics.reliability import composite
+
+    assert nb.provenance(pass_at_k, {}, "d")["function"] == "slmbench.analysis.stats_passk.pass_at_k"
+    assert nb.function_name(composite) == "slmbench.analysis.topics.reliability.composite"
+    assert nb.function_name(nb.Number.to_dict) == "slmbench.analysis.numbers.Number.to_dict"
+    assert nb.function_name(phrases_taxonomy) == "slmbench.analysis.phrases_taxonomy"
+    assert nb.function_name("len") == "len"  # an operation word, not a dotted name
+    with pytest.raises(ValueError, match="pass the function itself"):
+        nb.provenance("slmbench.analysis.stats_rates.pass_at_k", {}, "d")
+
+
+def _resolve(dotted: str) -> object:
+    """The object a dotted name names: its longest importable module, then attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name)
+        return found
+    raise ImportError(dotted)
+
+
+def test_every_function_the_papers_provenance_names_exists_under_that_name() -> None:
+    """No typed name survives: each dotted function of paper/generated/provenance.json is an object whose own
+    module and qualified name it is (a typed ``stats_rates.pass_at_k`` named nothing)."""
+    import json
+    from pathlib import Path
+
+    provenance = Path(__file__).resolve().parents[3] / "paper" / "generated" / "provenance.json"
+    named = {n["provenance"]["function"] for n in json.loads(provenance.read_text())["numbers"]}
+    dotted = sorted(f for f in named if "." in f)
+    assert dotted
+    wrong = [f for f in dotted if nb.function_name(_resolve(f)) != f]  # type: ignore[arg-type]
+    assert wrong == []

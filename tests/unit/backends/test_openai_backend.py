@@ -16,10 +16,9 @@ from tests.fixtures.openai_routes import recorded
 
 from slmbench.backends.base import Backend, BackendError, ContextOverflow, GenerationOptions
 from slmbench.backends.llamacpp_build import cmake_args
-from slmbench.backends.openai_backend import OpenAIBackend, served_file_sha256
+from slmbench.backends.openai_backend import OpenAIBackend, OpenAISettings, served_file_sha256
 from slmbench.backends.openai_wire import context_overflow, one_line, to_openai_messages
 from slmbench.backends.retry import RetryPolicy
-from slmbench.config import ModelSpec
 from slmbench.harness.parser import parse_output
 from slmbench.models.registry import open_backend
 
@@ -47,9 +46,9 @@ def _backend(server: OllamaFixtureServer, **kwargs: object) -> OpenAIBackend:
     return OpenAIBackend(f"{server.url}/v1", MODEL, timeout_s=5.0, retry=FAST, **kwargs)  # type: ignore[arg-type]
 
 
-def _spec(server: OllamaFixtureServer, **fields: object) -> ModelSpec:
+def _spec(server: OllamaFixtureServer, **fields: object) -> OpenAISettings:
     base = {"backend": "openai", "params_b": 0.5, "instruct": True, "base_url": f"{server.url}/v1"}
-    return ModelSpec.model_validate({**base, "served_model": MODEL, **fields})
+    return OpenAISettings.model_validate({**base, "served_model": MODEL, **fields})
 
 
 def test_opened_through_the_registry_and_satisfies_the_protocol(server: OllamaFixtureServer) -> None:
@@ -186,7 +185,7 @@ def test_a_model_the_server_does_not_serve_is_refused_before_any_trial(server: O
 
 def test_a_dead_server_fails_when_opened_in_one_line_naming_model_and_url() -> None:
     with serve("refuse") as dead:
-        spec = ModelSpec.model_validate(
+        spec = OpenAISettings.model_validate(
             {
                 "backend": "openai",
                 "params_b": 1,

@@ -104,7 +104,10 @@ def test_an_ollama_model_is_in_the_eligibility_plan_without_variants():
 )
 def test_an_ollama_model_cannot_be_requantised(plan):
     where = next(iter(plan))
-    with pytest.raises(ConfigError, match=rf"eligibility\.{where}: 'llama3\.2-3b' is an Ollama model"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"eligibility\.{where}: 'llama3\.2-3b' is not an embedded GGUF model \(backend ollama\)",
+    ):
         parse_config(_with_ollama_model(**plan))
 
 
@@ -129,21 +132,51 @@ OWN_FILE = {"path": "~/models/mine.gguf", "sha256": "ab" * 32}
 
 
 def test_the_backend_names_are_the_registered_backends():
-    from typing import get_args
+    """Each backend's settings model validates its entries; the names come from the registered backends."""
+    from slmbench.backends import backend_names, backend_settings
 
-    from slmbench.backends import backend_names, load_backends
-    from slmbench.config import BackendName
+    assert backend_names() == ["llamacpp", "ollama", "openai", "scripted"]
+    for name in backend_names():
+        assert backend_settings(name).model_fields["backend"].annotation.__args__ == (name,)
+    with pytest.raises(ConfigError) as info:
+        parse_config(_with_model(backend="vllm"))
+    assert str(info.value) == (
+        "config.yaml: field 'models.m.backend': 'vllm' is not a backend: use 'llamacpp', 'ollama', 'openai' or"
+        " 'scripted'"
+    )
 
-    load_backends()
-    assert set(get_args(BackendName)) == set(backend_names()) - {"scripted"}
+
+def test_each_model_is_an_instance_of_its_backends_settings():
+    from slmbench.backends.openai_backend import OpenAISettings
+
+    spec = parse_config(_with_model(**SERVED)).models["m"]
+    assert isinstance(spec, OpenAISettings) and spec.served_model == "qwen" and spec.timeout_s == 120.0
+    with pytest.raises(ConfigError) as info:
+        parse_config(_with_model(**SERVED, chat_format="plain"))
+    assert str(info.value) == "config.yaml: field 'models.m.chat_format': Extra inputs are not permitted"
+    with pytest.raises(ConfigError) as info:
+        parse_config(_with_model(**SERVED, weights=OWN_FILE))
+    assert str(info.value) == (
+        "config.yaml: field 'models.m': weights: backend openai runs the model in its server, never a file here:"
+        " remove `weights`"
+    )
 
 
 def test_an_openai_model_needs_its_url_and_served_name():
     parse_config(_with_model(**SERVED))
-    with pytest.raises(
-        ConfigError, match=r"field 'models\.m': .*backend openai needs `base_url` and `served_model`"
-    ):
+    with pytest.raises(ConfigError) as info:
         parse_config(_with_model(backend="openai", base_url="http://127.0.0.1:8080/v1"))
+    assert str(info.value) == "config.yaml: field 'models.m.served_model': Field required"
+
+
+def test_a_scripted_model_is_configured_by_its_replies():
+    from slmbench.backends.scripted_backend import ScriptedBackend
+
+    spec = parse_config(_with_model(backend="scripted", outputs=["I cannot help."])).models["m"]
+    backend = ScriptedBackend.from_spec("m", spec, None)  # type: ignore[arg-type]
+    assert backend.model_id == "m" and backend.fingerprint()["scripted_outputs"] == 1
+    with pytest.raises(ConfigError, match=r"models\.m\.outputs"):
+        parse_config(_with_model(backend="scripted", outputs=[]))
 
 
 def test_the_api_key_field_takes_a_variable_name_and_never_echoes_a_key():
@@ -171,7 +204,56 @@ def test_own_weights_are_a_path_and_a_hash_beside_the_pypi_form():
     both = {**OWN_FILE, "file": "x.gguf", "packages": ["p==1"], "parts": ["p/x.gguf"]}
     with pytest.raises(ConfigError, match="either `path`.*not both"):
         parse_config(_with_model(backend="llamacpp", weights=both))
-    with pytest.raises(ConfigError, match=r"models\.m\.weights': Value error, give `path`"):
+    with pytest.raises(ConfigError, match=r"models\.m\.weights': give `path`"):
         parse_config(_with_model(backend="llamacpp", weights={"sha256": "ab" * 32, "file": "x.gguf"}))
     with pytest.raises(ConfigError, match=r"models\.m\.weights\.sha256"):
         parse_config(_with_model(backend="llamacpp", weights={"path": "x.gguf", "sha256": "nothex"}))
+
+
+@pytest.mark.parametrize("name", ["my model", "../up", "a/b", ".hidden", "x$y", "trailing-"])
+def test_a_model_name_that_cannot_be_a_file_name_or_a_shell_word_is_refused(name: str) -> None:
+    data = _with_model(**SERVED)
+    data["models"] = {name: data["models"]["m"]}
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    assert str(info.value) == (
+        f"config.yaml: models: {name!r} cannot name a model (it names files, folders and shell words): use letters"
+        " and digits with single '.', '_' or '-' between them, e.g. 'my-model-7b'"
+    )
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-coder-0.5b", "Qwen2.5_7B", "m"])
+def test_model_names_of_letters_digits_and_single_separators_are_taken(name: str) -> None:
+    data = _with_model(**SERVED)
+    data["models"] = {name: data["models"]["m"]}
+    assert list(parse_config(data).models) == [name]
+
+
+def test_a_block_naming_a_model_no_longer_configured_is_one_line() -> None:
+    """Today's message was a 27-line traceback ending in ``field ''``."""
+    data = yaml.safe_load((ROOT / "config.yaml").read_text())
+    del data["models"]["qwen2.5-coder-1.5b"]
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, "study/config.yaml")
+    assert str(info.value) == (
+        "study/config.yaml: serving_comparison.models: 'qwen2.5-coder-1.5b' is not a model of this study (models:"
+        " gemma3-270m, qwen2.5-coder-0.5b, smollm2-135m): remove it, or the block, or configure the model"
+    )
+    del data["serving_comparison"]
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, "study/config.yaml")
+    assert str(info.value) == (
+        "study/config.yaml: eligibility.requantise_models: 'qwen2.5-coder-1.5b' is not a model of this study"
+        " (models: gemma3-270m, qwen2.5-coder-0.5b, smollm2-135m): remove it or configure the model"
+    )
+    assert "\n" not in str(info.value)
+
+
+def test_a_protocol_not_defined_names_its_field_and_the_defined_ones() -> None:
+    data = _with_model(**SERVED)
+    data["protocol"] = "fulll"
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    assert str(info.value).startswith(
+        "config.yaml: protocol: 'fulll' is not defined under `protocols` (defined: "
+    )

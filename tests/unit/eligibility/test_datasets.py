@@ -157,7 +157,7 @@ def test_config_plans_runs_and_variants() -> None:
     runs = eligibility_runs(cfg)
     assert len(runs) == (len(models) + 1) * 4 * 1
     assert ("qwen2.5-coder-1.5b", "Q2_K", "reranking", "terse") in runs
-    with pytest.raises(ConfigError, match="not a configured embedded model"):
+    with pytest.raises(ConfigError, match="eligibility.models: 'nope' is not a model of this study"):
         parse_config(_config(models=["nope"]))
 
 

@@ -44,10 +44,12 @@ def test_the_backend_class_builds_the_backend_with_the_verified_weights(
     gguf = tmp_path / "mine.gguf"
     gguf.write_bytes(b"GGUF not really")
     spec = _own(gguf, hashlib.sha256(gguf.read_bytes()).hexdigest())
-    monkeypatch.setitem(base._REGISTRY, "llamacpp", _Recorded)
+    monkeypatch.setitem(base.register_backend._registered, "llamacpp", (_Recorded, {}))
     backend = open_backend("mine", spec, n_ctx=512)
     assert isinstance(backend, _Recorded)
-    assert _Recorded.built == [("mine", spec, gguf, {"n_ctx": 512})]
+    (built,) = _Recorded.built
+    assert built[:3] == ("mine", spec, gguf) and built[3]["n_ctx"] == 512
+    assert built[3]["prefix_cache"] is True  # saved prompt prefixes, unless SLMBENCH_PREFIX_CACHE=off
 
 
 def test_own_weights_missing_is_one_line_naming_model_and_file(tmp_path: Path) -> None:

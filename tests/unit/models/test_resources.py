@@ -177,3 +177,22 @@ def test_the_backend_uses_the_cpus_the_process_may_run_on():
     assert 1 <= usable_cpus() <= (os.cpu_count() or 1)
     if hasattr(os, "sched_getaffinity"):
         assert usable_cpus() == len(os.sched_getaffinity(0))
+
+
+def test_each_served_model_has_a_resource_limited_to_its_concurrency() -> None:
+    """A served model's shards claim its concurrency of a resource of its own, whose limit is that concurrency:
+    its trials in flight never exceed it across shards. A model run in this process has none."""
+    from slmbench.config import parse_config
+
+    served = {"backend": "openai", "base_url": "http://h:1/v1", "served_model": "q", "params_b": 7.0}
+    data = CONFIG.model_dump()
+    data["models"] = {
+        "smollm2-135m": data["models"]["smollm2-135m"],
+        "qwen2.5-7b": {**served, "instruct": True, "concurrency": 4},
+        "tag": {"backend": "ollama", "params_b": 1.0, "instruct": True},
+    }
+    for block in ("serving_comparison", "eligibility"):
+        data.pop(block)
+    config = parse_config(data)
+    assert res.served_limits(config) == {"served_qwen2_5_7b": 4, "served_tag": 1}
+    assert res.served_resource("qwen2.5-7b") == "served_qwen2_5_7b"

@@ -19,6 +19,22 @@ from slmbench.vocab import ELIGIBILITY_RAW
 
 REPO = Path(__file__).resolve().parents[3]
 CONFIG = REPO / "config.yaml"
+SHARDS = ("slmbench", "scripted")
+"""Where a study keeps the scripted run's shards: ``<raw>/slmbench/scripted/`` (its model is ``scripted``)."""
+
+
+def _study_config(folder: Path) -> Path:
+    """``folder/config.yaml``: the shipped study's settings with the scripted model that wrote the records."""
+    path = folder / "config.yaml"
+    if not path.exists():
+        data = yaml.safe_load(CONFIG.read_text())
+        for block in ("serving_comparison", "eligibility"):
+            del data[block]
+        data["models"] = {
+            "scripted": {"backend": "scripted", "params_b": 0.1, "instruct": True, "outputs": ["x"]}
+        }
+        path.write_text(yaml.safe_dump(data))
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +61,7 @@ def _tidy(raw: Path, out: Path) -> Result:
     args = [
         "tidy",
         "--config",
-        str(CONFIG),
+        str(_study_config(raw.parent)),
         "--raw-dir",
         str(raw),
         "--out-trials",
@@ -58,8 +74,8 @@ def _tidy(raw: Path, out: Path) -> Result:
 def _tidied_once(tmp_path: Path, good_lines: list[bytes]) -> tuple[Path, Path]:
     """A raw dir with one good shard (the first two lines), and the tables a first tidy wrote from it."""
     raw, out = tmp_path / "raw", tmp_path / "processed"
-    (raw / "study" / "m").mkdir(parents=True)
-    (raw / "study" / "m" / "a.jsonl").write_bytes(b"".join(good_lines[:2]))
+    (raw.joinpath(*SHARDS)).mkdir(parents=True)
+    raw.joinpath(*SHARDS, "a.jsonl").write_bytes(b"".join(good_lines[:2]))
     result = _tidy(raw, out)
     assert result.exit_code == 0, result.output
     assert "2 trials" in result.output
@@ -86,7 +102,7 @@ def test_tidy_names_the_bad_raw_line_and_changes_nothing(
 ) -> None:
     raw, out = _tidied_once(tmp_path, good_lines)
     make, message = BAD_SHARDS[case]
-    bad = raw / "study" / "m" / "b.jsonl"
+    bad = raw.joinpath(*SHARDS, "b.jsonl")
     bad.write_bytes(make(good_lines))
     before = _digests(raw, out)
     result = _tidy(raw, out)
@@ -98,12 +114,12 @@ def test_tidy_names_the_bad_raw_line_and_changes_nothing(
 
 def test_tidy_refuses_a_trial_recorded_in_two_shards(tmp_path: Path, good_lines: list[bytes]) -> None:
     raw, out = _tidied_once(tmp_path, good_lines)
-    (raw / "study" / "m" / "b.jsonl").write_bytes(good_lines[1])
+    (raw.joinpath(*SHARDS, "b.jsonl")).write_bytes(good_lines[1])
     before = _digests(raw, out)
     result = _tidy(raw, out)
     assert result.exit_code != 0
-    assert f"{raw / 'study' / 'm' / 'b.jsonl'}:1: trial" in result.output
-    assert f"also in {raw / 'study' / 'm' / 'a.jsonl'}:2" in result.output  # the same trial, found twice
+    assert f"{raw.joinpath(*SHARDS, 'b.jsonl')}:1: trial" in result.output
+    assert f"also in {raw.joinpath(*SHARDS, 'a.jsonl')}:2" in result.output  # the same trial, found twice
     assert _digests(raw, out) == before
 
 
@@ -111,7 +127,7 @@ def test_tidy_names_a_record_without_an_end_event(tmp_path: Path, good_lines: li
     raw, out = _tidied_once(tmp_path, good_lines)
     record = json.loads(good_lines[3])
     record["events"] = [e for e in record["events"] if e["type"] != "end"]
-    bad = raw / "study" / "m" / "b.jsonl"
+    bad = raw.joinpath(*SHARDS, "b.jsonl")
     bad.write_bytes(good_lines[2] + json.dumps(record).encode() + b"\n")
     before = _digests(raw, out)
     result = _tidy(raw, out)
@@ -185,8 +201,8 @@ def test_a_config_with_an_unknown_backend_names_the_field(tmp_path: Path) -> Non
     with pytest.raises(ConfigError) as info:
         load_config(config)
     assert (
-        f"{config}: field 'models.smollm2-135m.backend': Input should be 'llamacpp', 'ollama' or 'openai'"
-        in str(info.value)
+        str(info.value) == f"{config}: field 'models.smollm2-135m.backend': 'vllm' is not a backend: use "
+        "'llamacpp', 'ollama', 'openai' or 'scripted'"
     )
     out = tmp_path / "shard.jsonl"
     result = CliRunner().invoke(main, _run_args(config, "smollm2-135m", out))

@@ -83,10 +83,24 @@ def test_every_part_is_named_for_the_full_protocol_and_a_shared_shard_is_planned
     shared = plan["capability_T0_native_repaired_p-full"]
     assert shared.kinds == {"primary", "protocol"} and shared.repeats == 3
     assert [s.key.stem() for s in plan_shards(config)].count("capability_T0_native_repaired_p-full") == 4
-    with pytest.raises(
-        ConfigError, match="shard smollm2-135m/capability_T0_native_repaired_p-full is planned by"
-    ):
+    with pytest.raises(ConfigError) as info:
         plan_shards(config_with(protocol="full", repeats=1))
+    assert str(info.value) == (
+        "config.yaml: repeats (1) and protocol_study.repeats (3) both plan shard"
+        " smollm2-135m/capability_T0_native_repaired_p-full (primary and protocol) with other repeats: make them"
+        " equal"
+    )
+
+
+def test_an_ablation_that_is_the_primary_protocol_plans_its_shard_once_or_names_both_fields() -> None:
+    """An ablation runs once: as the primary protocol, its shard is the primary one, whose repeats must agree."""
+    config = config_with(protocol="full-no-stuck", repeats=1, tasks={"capability": ["DA-1"]})
+    assert "capability_T0_native_repaired_p-full-no-stuck" in stems(config, "smollm2-135m")
+    with pytest.raises(ConfigError) as info:
+        plan_shards(config_with(protocol="full-no-stuck", repeats=2))
+    assert str(info.value).startswith(
+        "config.yaml: repeats (2) and protocol_study.ablation (each runs once) (1) both plan shard "
+    )
 
 
 def test_tasks_are_selected_per_suite_or_for_all_suites() -> None:
@@ -99,10 +113,14 @@ def test_tasks_are_selected_per_suite_or_for_all_suites() -> None:
     assert plan["reliability_T0_native_repaired_p-full"].tasks == ()
     assert selected_tasks(config_with(tasks=["REL-CON-1"]), "reliability") == ("REL-CON-1",)
     with pytest.raises(
-        ConfigError, match=r"^config.yaml: tasks.capability: 'REL-CON-1' is not a task of suite capability$"
+        ConfigError,
+        match=r"^config.yaml: tasks.capability: 'REL-CON-1' is not a task of suite capability: remove it "
+        r"\(`slmbench tasks list --suite capability` lists the suite's tasks\)$",
     ):
         plan_shards(config_with(tasks={"capability": ["REL-CON-1"]}))
-    with pytest.raises(ConfigError, match=r"^config.yaml: tasks: 'IR-1' is not a task of suite reliability$"):
+    with pytest.raises(
+        ConfigError, match=r"^config.yaml: tasks: 'IR-1' is not a task of suite reliability: "
+    ):
         plan_shards(config_with(tasks=["IR-1"]))  # one list for both suites: valid for capability only
     with pytest.raises(ConfigError, match="null_control.tasks: 'NOPE-1' is not a task of suite capability"):
         plan_shards(config_with(null_control={"tasks": ["NOPE-1"], "reruns": 2}))
@@ -111,7 +129,7 @@ def test_tasks_are_selected_per_suite_or_for_all_suites() -> None:
 
 
 def test_comparisons_plan_other_scaffolds_and_windows_only() -> None:
-    with pytest.raises(ConfigError, match="repeats the primary scaffold"):
+    with pytest.raises(ConfigError, match="'native' is the primary scaffold"):
         config_with(scaffold_comparison={"scaffolds": ["native"]})
     plan = stems(config_with(context_comparison={"n_ctx": [1024, 4096]}), "smollm2-135m")
     assert [s for s in plan if "_ctx" in s] == [
@@ -139,7 +157,7 @@ def test_the_serving_comparison_plans_one_shard_per_listed_model_under_the_prima
 @pytest.mark.parametrize(
     ("models", "message"),
     [
-        (["nope"], "'nope' is not a configured embedded model"),
+        (["nope"], "serving_comparison.models: 'nope' is not a model of this study"),
         (["smollm2-135m", "smollm2-135m"], "models are named once each"),
         ([], "at least 1 item"),
     ],

@@ -11,8 +11,8 @@ from slmbench.judging.checks import evaluate
 from slmbench.judging.criteria import Criterion, NotCalled
 from slmbench.tasks.loader import load_suite
 from slmbench.tasks.replay import replay
-from slmbench.tasks.schema import KNOWN_TOOLS, SUITE_GROUPS, Task
-from slmbench.tools.registry import SIDE_EFFECTS
+from slmbench.tasks.schema import SUITE_GROUPS, Task
+from slmbench.tools.base import register_tool
 from slmbench.vocab import SUITES
 
 CAPABILITY = load_suite("capability")
@@ -58,10 +58,16 @@ def test_every_suite_declares_its_groups_with_distinct_prefixes() -> None:
 
 
 def test_ids_are_unique_and_tools_known_to_the_registry() -> None:
-    from slmbench.tools.registry import TOOL_CLASSES
+    """A task names registered tools only (the schema takes the names from the tools' decorators)."""
+    from pydantic import ValidationError
+
+    from slmbench.tools.registry import tool_names
 
     assert len({t.id for t in ALL}) == len(ALL)
-    assert set(KNOWN_TOOLS) == set(TOOL_CLASSES)
+    assert {tool for t in ALL for tool in t.tools} <= set(tool_names())
+    data = ALL[0].model_dump(mode="json", exclude_none=True)
+    with pytest.raises(ValidationError, match="'teleport' is not a registered tool: use one of calculator, "):
+        Task.model_validate({**data, "tools": [*data["tools"], "teleport"]})
 
 
 def test_safety_tasks_pair_refusal_with_a_state_or_call_guard() -> None:
@@ -72,14 +78,15 @@ def test_safety_tasks_pair_refusal_with_a_state_or_call_guard() -> None:
 
 def is_act(criterion: Criterion) -> bool:
     """Whether a criterion forbids a call that changes the world (its action, if the tool names one, acts)."""
-    if not isinstance(criterion, NotCalled) or criterion.tool not in SIDE_EFFECTS:
+    declared = register_tool.declared.get(criterion.tool) if isinstance(criterion, NotCalled) else None
+    effects = declared.arguments.get("side_effects") if declared else None
+    if effects is None:
         return False
-    field, actions = SIDE_EFFECTS[criterion.tool]
-    if field is None:
+    if effects == "every call":
         return True
-    spec = criterion.arguments.get(field)
+    spec = criterion.arguments.get(effects["argument"])
     wanted = spec.get("one_of") if isinstance(spec, dict) and set(spec) == {"one_of"} else [spec]
-    return bool(wanted) and set(wanted) <= actions
+    return bool(wanted) and set(wanted) <= set(effects["actions"])
 
 
 @pytest.mark.parametrize("task", SAFETY, ids=lambda t: t.id)

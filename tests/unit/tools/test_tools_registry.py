@@ -8,7 +8,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from slmbench.tools import TOOL_CLASSES, Tool, ToolContext, build_tools, function_schema
+from slmbench.tools import (
+    Tool,
+    ToolContext,
+    build_tools,
+    function_schema,
+    is_side_effect,
+    tool_class,
+    tool_names,
+)
 
 NAMES = [
     "web_search", "knowledge_lookup", "calendar", "data_query", "csv_processor",
@@ -16,8 +24,24 @@ NAMES = [
 ]  # fmt: skip
 
 
-def test_the_ten_tools_are_registered() -> None:
-    assert sorted(TOOL_CLASSES) == sorted(NAMES)
+def test_the_ten_tools_are_registered_under_their_own_names() -> None:
+    assert tool_names() == tuple(sorted(NAMES))
+    assert all(tool_class(name).name == name for name in NAMES)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "changes"),
+    [
+        ("email", {"action": "send"}, True),
+        ("email", {"action": "read"}, False),
+        ("data_query", {"kind": "delete"}, True),
+        ("notification", {}, True),
+        ("calculator", {"expression": "1+1"}, False),
+        ("email", "not a mapping", False),
+    ],
+)
+def test_a_tool_declares_which_calls_change_the_world(tool: str, arguments: object, changes: bool) -> None:
+    assert is_side_effect(tool, arguments) is changes
 
 
 def test_unknown_tool_names_it_and_the_known_ones(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from slmbench.analysis.topics.registry import (
     INPUT_TOPICS,
     TOPIC_INPUTS,
+    TOPIC_PARTS,
     TOPICS,
     TRIAL_TOPICS,
     Compute,
@@ -19,6 +20,7 @@ from slmbench.analysis.topics.registry import (
     get_input_topic,
     get_topic,
     large_text_read,
+    study_topics,
     topic,
     topic_files,
     topic_inputs,
@@ -26,9 +28,9 @@ from slmbench.analysis.topics.registry import (
 from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
 
 __all__ = [
-    "DEFAULT_PARAMS", "INPUT_TOPICS", "TOPICS", "TOPIC_INPUTS", "TRIAL_TOPICS", "Compute", "audit_read", "event_columns",
-    "get_input_topic", "get_topic", "large_text_read", "topic", "topic_files", "topic_inputs",
-    "with_defaults",
+    "DEFAULT_PARAMS", "INPUT_TOPICS", "TOPICS", "TOPIC_INPUTS", "TOPIC_PARTS", "TRIAL_TOPICS", "Compute", "audit_read",
+    "event_columns", "get_input_topic", "get_topic", "large_text_read", "study_topics", "topic", "topic_files",
+    "topic_inputs", "with_defaults",
 ]  # fmt: skip
 
 DEFAULT_PARAMS: dict[str, Any] = {

@@ -24,8 +24,8 @@ from slmbench.analysis.numbers import Number, TopicResult, Unit
 from slmbench.analysis.selection import isin, selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import PKG, primary_rows, scored
-from slmbench.harness.replay import REPLAY_COLUMNS
+from slmbench.analysis.topics.common import primary_rows, scored
+from slmbench.harness.replay import REPLAY_COLUMNS, replay_shards
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +35,8 @@ SURFACES: tuple[str, ...] = (*vocab.SURFACES, OTHER)
 # Repairs that can mark an accepted call (the sibling-required guard only ever refuses: code schema_invalid).
 REPAIRS: tuple[str, ...] = (*vocab.CALL_REPAIRS, OTHER)
 REFUSAL_CODES: tuple[str, ...] = (*vocab.REFUSAL_CODES, OTHER)
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
-_REPLAY = "slmbench.harness.replay.replay_shards"
+_WILSON = wilson_interval
+_REPLAY = replay_shards
 """The event columns this topic reads (``run_topic`` reads no others: at a million trials the recorded
 arguments alone are a hundred megabytes)."""
 _REPLAY_READ: tuple[str, ...] = ("trial_id", "model", "recorded_accepted", "replay_accepted", "replay_mode")

@@ -15,10 +15,10 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG, SCORED, counts_by, model_info, scored
+from slmbench.analysis.topics.common import SCORED, counts_by, model_info, scored
 from slmbench.vocab import SAFETY_OUTCOMES, SafetyOutcome
 
-WILSON = f"{PKG}.stats_rates.wilson_interval"
+WILSON = wilson_interval
 
 
 def model_table(
@@ -104,9 +104,7 @@ def safety_block(
         for cat in SAFETY_OUTCOMES:
             k = sum(c == cat for c in cats)
             sel = {**selection, **SCORED, "dimension": "safety", "model": model}
-            prov = nb.provenance(
-                f"{PKG}.topics.breakdowns.safety_outcome", sel, f"share of {model}'s safety trials: {cat}"
-            )
+            prov = nb.provenance(safety_outcome, sel, f"share of {model}'s safety trials: {cat}")
             out.append(
                 nb.rate(f"{prefix}.safety.outcome.{nb.slug(cat)}.{nb.slug(model)}", k / len(part), prov)
             )

@@ -20,6 +20,7 @@ from slmbench.analysis.topics.common import (
     primary_rows,
 )
 from slmbench.analysis.topics.common.machine import run_machine
+from slmbench.run.control import run_control
 from slmbench.vocab import STUDY_ID
 
 STUDY = STUDY_ID
@@ -102,8 +103,6 @@ def positive_control(path: str | None, alpha: float) -> list[nb.Number]:
         mine = [r for r in rows if r["solution"] == which]
         r = wilson_interval(sum(x["outcome"] == "success" for x in mine), len(mine), alpha)
         sel = {"control": path, "solution": which}
-        prov = nb.provenance(
-            "slmbench.run.control.run_control", sel, f"{label} driven through the loop", unit="solutions"
-        )
+        prov = nb.provenance(run_control, sel, f"{label} driven through the loop", unit="solutions")
         out += nb.rate_numbers(f"cap.acc.{nb.slug(label)}", r, prov)
     return out

@@ -15,7 +15,7 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
-from slmbench.analysis.paired import PKG, Sides, comparison
+from slmbench.analysis.paired import Sides, comparison
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
@@ -46,7 +46,7 @@ def _overflow(pairs: pd.DataFrame, sides: Sides, alpha: float) -> list[Number]:
     for role, col in (("primary", "stop_reason_p"), ("other", "stop_reason_o")):
         r = wilson_interval(int((pairs[col] == OVERFLOW).sum()), len(pairs), alpha)
         prov = nb.provenance(
-            f"{PKG}.stats_rates.wilson_interval",
+            wilson_interval,
             sides.of(pairs, "primary" if role == "primary" else "other"),
             f"paired trials stopped by context overflow ({role})",
         )
@@ -54,7 +54,7 @@ def _overflow(pairs: pd.DataFrame, sides: Sides, alpha: float) -> list[Number]:
     overflowed = pairs[pairs["stop_reason_o"] == OVERFLOW]
     r = wilson_interval(int((overflowed["stop_reason_p"] == "max_turns").sum()), len(overflowed), alpha)
     prov = nb.provenance(
-        f"{PKG}.stats_rates.wilson_interval",
+        wilson_interval,
         sides.both(overflowed),
         "of the pairs stopped by overflow in the smaller window, the share that hit the turn limit anyway",
         unit="pairs",

@@ -22,7 +22,6 @@ from slmbench.analysis.topics.breakdowns import (
     variant_block,
 )
 from slmbench.analysis.topics.common import (
-    PKG,
     SCORED,
     accuracy_block,
     correlation_numbers,
@@ -38,7 +37,7 @@ DIMS = DIMENSIONS
 TOKENS = ("prompt_tokens", "completion_tokens")
 
 
-@topic(reads=("trials", "summary"))
+@topic(reads=("trials", "summary"), part="published_studies")
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """Capability accuracy, pairwise tests, size correlations, reliability and temperature of the study; its own
     analysis regenerated as published (``ext.pub.*``) and its claims tested (``ext.claims.*``).
@@ -121,7 +120,7 @@ def _reliability(
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     out: list[Number] = []
     rows: list[dict[str, Any]] = []
-    fn = f"{PKG}.stats_rates.wilson_interval"
+    fn = wilson_interval
     sc = scored(rel)
     models = sorted(sc["model"].unique())
     missing = 0
@@ -165,7 +164,7 @@ def _flips(rob: pd.DataFrame, pattern: str, sel: dict[str, Any]) -> list[Number]
     down = int((pert["passed_base"] & ~pert["passed"]).sum())
     up = int((~pert["passed_base"] & pert["passed"]).sum())
     prov = nb.provenance(
-        f"{PKG}.stats_tests.flip_binomial_p",
+        flip_binomial_p,
         {**sel, **SCORED, "dimension": "robustness"},
         "flips against the baseline",
         unit="pairs",
@@ -209,7 +208,7 @@ def _composite(
     def gap(draw: Draw) -> float:
         return finite_mean(draw["acc"]) - finite_mean(draw["composite_reliability"])
 
-    fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+    fb = cluster_bootstrap
     b = cluster_bootstrap(
         frame, mean_comp, n_resamples=p["n_boot"], seed=p["bootstrap_seed"], alpha=p["alpha"]
     )

@@ -18,7 +18,7 @@ import pandas as pd
 from slmbench.analysis import claims as cl
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
-from slmbench.analysis.topics.common import PKG, SCORED, counts_by, scored
+from slmbench.analysis.topics.common import SCORED, counts_by, scored
 from slmbench.vocab import DIMENSIONS
 
 CODER = "qwen2.5-coder:7b"
@@ -135,11 +135,11 @@ def claims_block(
     out: list[Number] = []
     for claim in CLAIMS:
         base = f"ext.claims.{claim.slug}"
-        cprov = nb.provenance(f"{PKG}.topics.external_claims.CLAIMS", rel_sel, "the claim and its rule")
+        cprov = nb.provenance(claims_block, rel_sel, "the claim and its rule")
         out += [nb.text(f"{base}.rule", claim.rule, cprov), nb.text(f"{base}.stated", claim.stated, cprov)]
         for method, (fn, args, selection, params) in tests[claim.slug].items():
             prov = nb.provenance(
-                f"{PKG}.claims.{fn.__name__}",
+                fn,
                 selection,
                 f"{claim.label}: {claim.rule}",
                 alpha=alpha,

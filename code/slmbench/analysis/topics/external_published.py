@@ -21,7 +21,7 @@ from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_corr import bootstrap_pearson_interval, correlate, spearman_permutation_p
 from slmbench.analysis.stats_rates import cohens_h
 from slmbench.analysis.stats_tests import fisher_p
-from slmbench.analysis.topics.common import PKG, SCORED, counts_by
+from slmbench.analysis.topics.common import SCORED, counts_by
 
 PUBLISHED_BOOT_SEED = 42
 PUBLISHED_BOOT_N = 10_000
@@ -52,9 +52,7 @@ def published_block(
     selection = {**selection, **SCORED}
     counts = counts_by(cap, "model") if len(cap) else {}
     top, n_tied = top_by_accuracy(counts)
-    tprov = nb.provenance(
-        f"{PKG}.topics.external_published.top_by_accuracy", selection, "the model with the highest accuracy"
-    )
+    tprov = nb.provenance(top_by_accuracy, selection, "the model with the highest accuracy")
     out = [nb.text("ext.pub.top", top or "none", tprov), nb.count("ext.pub.top.n-tied", n_tied, tprov)]
     out += [nb.flag(f"ext.pub.top.{nb.slug(m)}", m == top, tprov) for m in sorted(counts)]
     if top is not None:
@@ -80,7 +78,7 @@ def _versus_top(
     (k_top, n_top) = counts[top]
     ps = [fisher_p(k_top, n_top, *counts[m]) for m in others]
     reject, padj, _, _ = multipletests(ps, alpha=alpha, method="fdr_bh")
-    fn = f"{PKG}.stats_tests.fisher_p"
+    fn = fisher_p
     out: list[Number] = []
     for m, p, pa, r in zip(others, ps, padj, reject, strict=True):
         prov = nb.provenance(
@@ -120,7 +118,7 @@ def _correlations(
     pearson = correlate(x, y, "pearson", alpha)
     lo, hi, n_valid = bootstrap_pearson_interval(x, y, PUBLISHED_BOOT_N, PUBLISHED_BOOT_SEED, alpha)
     prov = nb.provenance(
-        f"{PKG}.stats_corr.bootstrap_pearson_interval",
+        bootstrap_pearson_interval,
         {**selection, "model": models},
         f"Pearson r of parameter count (billions) vs {what}; percentile bootstrap interval, models resampled",
         bootstrap_seed=PUBLISHED_BOOT_SEED,
@@ -135,7 +133,7 @@ def _correlations(
         nb.count(f"{key}.pearson.n-valid", n_valid, prov),
     ]
     sprov = nb.provenance(
-        f"{PKG}.stats_corr.spearman_permutation_p",
+        spearman_permutation_p,
         {**selection, "model": models},
         f"Spearman rho of parameter count vs {what}; two-sided exact permutation test over all pairings",
     )

@@ -11,11 +11,11 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import PKG, models_table, primary_rows
+from slmbench.analysis.topics.common import models_table, primary_rows
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 STUDY = STUDY_ID
-WILSON = f"{PKG}.stats_rates.wilson_interval"
+WILSON = wilson_interval
 CLASSES = (*FAILURE_CLASSES, "unclassified")
 ORDERS = (("failure_class", "share"), ("failure_class_clock_first", "share-alt"))
 

@@ -15,10 +15,9 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.memo import TableMemo
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG
 from slmbench.vocab import ORIGINAL_VARIANT
 
-WILSON = f"{PKG}.stats_rates.wilson_interval"
+WILSON = wilson_interval
 PROMPT = ["model", "task_id", "temperature"]
 """The runs of one prompt: a model, a task and a temperature."""
 PAIR_KEYS = ["model", "task_id", "temperature", "repeat"]

@@ -21,7 +21,7 @@ from slmbench.analysis.selection import exclude
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_tests import paired_sign_p, pairwise_paired
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import PKG, SCORED, scored
+from slmbench.analysis.topics.common import SCORED, scored
 from slmbench.analysis.topics.common.units import unit_rate, unit_shares
 
 LEFT_OUT = "failure classes, harm and size correlations (the imported logs hold no failure class, harm or model size)"
@@ -88,7 +88,7 @@ def task_block(
         msel = {**good, "model": model}
         key = f"{prefix}.acc.{nb.slug(model)}"
         rate = unit_rate(mine, alpha)
-        fn = f"{PKG}.topics.common.units.unit_rate"
+        fn = unit_rate
         out += nb.rate_numbers(
             key, rate, nb.provenance(fn, msel, f"accuracy of {model}, interval over samples")
         )
@@ -97,9 +97,7 @@ def task_block(
         out.append(nb.count(f"{prefix}.infra.{nb.slug(model)}", errors, eprov))
         shares[model] = unit_shares(mine)
         passk = _pass_k(scored(mine))
-        kprov = nb.provenance(
-            f"{PKG}.stats_passk.pass_at_k", msel, "mean over samples", unit="tasks", k=passk[0]
-        )
+        kprov = nb.provenance(pass_at_k, msel, "mean over samples", unit="tasks", k=passk[0])
         out += [
             nb.count(f"{prefix}.k.{nb.slug(model)}", passk[0], kprov),
             nb.stat(f"{prefix}.pass-at-k.{nb.slug(model)}", passk[1], kprov),
@@ -132,7 +130,7 @@ def _pairs(
     """Every pair of models, exact McNemar on the samples both ran, Benjamini-Hochberg across the pairs."""
     out: list[Number] = []
     comparisons = pairwise_paired(shares, alpha)
-    fn = f"{PKG}.stats_tests.pairwise_paired"
+    fn = pairwise_paired
     for c in comparisons:
         _, n, ahead, behind = paired_sign_p(shares[c.first], shares[c.second])
         what = f"exact McNemar test of {c.first} vs {c.second}, paired by sample, BH over the task's pairs"

@@ -12,8 +12,10 @@ two contracts, which its ``reads`` (the ``slmbench analyze`` options it takes) t
 The decorator's other arguments say what a topic of the trials table reads of it: ``events``, the event
 columns (default: all of them); ``large_text``, the large text columns of the trials table
 (``tidy.LARGE_TEXT_COLUMNS``; default: none); ``audit``, the audit columns it reads (``tidy.AUDIT_COLUMNS``;
-default: none). This module reads the declarations from the source
-(``slmbench.registration``): listing the topics imports no topic, pandas or statistics.
+default: none). ``part`` names the optional part of a study the topic analyses (a config block,
+``vocab.STUDY_PARTS``): a study computes it only where it asks for that part (``study_topics``). This module
+reads the declarations from the source (``slmbench.registration``): listing the topics imports no topic, pandas
+or statistics.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from slmbench.registration import Registry
+from slmbench.vocab import STUDY_PARTS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,6 +63,19 @@ TRIAL_TOPICS: tuple[str, ...] = tuple(t for t in TOPICS if "trials" in TOPIC_INP
 """The topics of the trials table: one process computes them together (``slmbench analyze-trials``)."""
 INPUT_TOPICS: tuple[str, ...] = tuple(t for t in TOPICS if t not in TRIAL_TOPICS)
 """The topics that read their own input files instead."""
+
+
+TOPIC_PARTS: dict[str, str | None] = {name: _declared(name).get("part") for name in TOPICS}
+"""The optional part of a study each topic analyses (None: every study has it)."""
+_unknown = {p for p in TOPIC_PARTS.values() if p is not None} - set(STUDY_PARTS)
+if _unknown:
+    raise ValueError(f"topics declare parts that are no part of a study: {sorted(_unknown)}")
+
+
+def study_topics(parts: frozenset[str] | set[str]) -> tuple[str, ...]:
+    """The topics a study with these optional ``parts`` computes: every topic of no part, and those of its
+    parts."""
+    return tuple(t for t in TOPICS if TOPIC_PARTS[t] is None or TOPIC_PARTS[t] in parts)
 
 
 def topic_files(name: str) -> tuple[Path, ...]:

@@ -18,7 +18,7 @@ from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.breakdowns import per_model_summary, safety_block, variant_block
-from slmbench.analysis.topics.common import PKG, SCORED, json_float, model_info, primary_rows, scored
+from slmbench.analysis.topics.common import SCORED, json_float, model_info, primary_rows, scored
 from slmbench.analysis.topics.common.machine import run_machine
 from slmbench.analysis.topics.flips import (
     PROMPT,
@@ -35,7 +35,7 @@ from slmbench.vocab import DIMENSIONS, ORIGINAL_VARIANT, STUDY_ID, VARIANT_DIMEN
 
 STUDY = STUDY_ID
 DIMS = DIMENSIONS
-WILSON = f"{PKG}.stats_rates.wilson_interval"
+WILSON = wilson_interval
 TOKENS = ("prompt_tokens", "completion_tokens")
 
 
@@ -188,7 +188,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         alpha=alpha,
     )
     prov = nb.provenance(
-        f"{PKG}.stats_bootstrap.cluster_bootstrap",
+        cluster_bootstrap,
         {**sel, "model": instruct},
         "mean composite of the instruction-tuned models (the base control left out), models resampled",
     )
@@ -219,15 +219,12 @@ def _consistency(
             phk.append(pass_hat_k(n, c, k))
         answers = task["answer"].fillna("").astype(str)
         agree.append(float(answers.value_counts().iloc[0] / n))
-    fn = f"{PKG}.stats_passk"
     mean = [float(np.mean(v)) if v else math.nan for v in (p1, pk, phk, agree)]
     row.update(pass1=mean[0], passk=mean[1], pass_hat_k=mean[2], agree=mean[3])
     return [
-        nb.stat(f"rel.cons.pass1.{s}", mean[0], nb.provenance(f"{fn}.pass_at_k", sel, "mean pass@1", k=1)),
-        nb.stat(f"rel.cons.passk.{s}", mean[1], nb.provenance(f"{fn}.pass_at_k", sel, "mean pass@k", k=k)),
-        nb.stat(
-            f"rel.cons.pass-hat-k.{s}", mean[2], nb.provenance(f"{fn}.pass_hat_k", sel, "mean pass^k", k=k)
-        ),
+        nb.stat(f"rel.cons.pass1.{s}", mean[0], nb.provenance(pass_at_k, sel, "mean pass@1", k=1)),
+        nb.stat(f"rel.cons.passk.{s}", mean[1], nb.provenance(pass_at_k, sel, "mean pass@k", k=k)),
+        nb.stat(f"rel.cons.pass-hat-k.{s}", mean[2], nb.provenance(pass_hat_k, sel, "mean pass^k", k=k)),
         nb.stat(f"rel.cons.agree.{s}", mean[3], nb.provenance("modal answer share", sel, "answer agreement")),
     ]
 
@@ -268,10 +265,8 @@ def _robustness(
     pert = perturbed_pairs(rob)
     sel = selection_for(trials, {*pert["trial_id"], *pert["trial_id_base"]}, sel)
     both, down, up, neither = cells(pert)
-    tprov = nb.provenance(f"{PKG}.stats_tests.flip_binomial_p", sel, "flips down vs up", unit="pairs")
-    mprov = nb.provenance(
-        f"{PKG}.stats_tests.mcnemar_p", sel, "paired original vs perturbed", unit="pairs", exact=True
-    )
+    tprov = nb.provenance(flip_binomial_p, sel, "flips down vs up", unit="pairs")
+    mprov = nb.provenance(mcnemar_p, sel, "paired original vs perturbed", unit="pairs", exact=True)
     return [
         *perturbed_flip_numbers(f"rel.rob.flip-rate.{s}", pert, sel, alpha),
         nb.count(f"rel.rob.flips-down.{s}", down, tprov),
@@ -304,7 +299,7 @@ def _composite_numbers(m: pd.DataFrame, s: str, sel: dict[str, Any], p: dict[str
         else f"no interval: a dimension has {fewest} tasks, fewer than {MIN_CLUSTERS} to resample"
     )
     prov = nb.provenance(
-        f"{PKG}.topics.reliability.composite",
+        composite,
         sel,
         what,
         unit="tasks",

@@ -4,7 +4,7 @@ tool-call parser, paired task by task (the serving stack as a measured factor).
 The served trials are the shards the plan ran for this comparison (config.yaml's ``serving_comparison``: the
 primary protocol at the lowest temperature); each pairs with the in-process trial of the same model, task,
 variant, temperature and repeat in the primary condition's first run on the same kind of CPU (the primary run
-where the served trials ran on the study's ``primary_cpu``), by ``analysis.paired`` (exact McNemar per model and
+where the served trials ran on the study's ``primary_build``), by ``analysis.paired`` (exact McNemar per model and
 pooled). Per pair it also counts the tool calls: those the in-process harness accepted, those the served harness accepted, those
 the server returned as ``tool_calls``, and, where the server returned its raw generated text, the calls our
 repaired parser reads in that text and how many of them the server's parser dropped or changed (name or
@@ -20,7 +20,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number, TopicResult
-from slmbench.analysis.paired import PKG, Role, Sides, comparison
+from slmbench.analysis.paired import Role, Sides, comparison
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.common import primary_rows
@@ -32,7 +32,7 @@ COMPARISON = "serving"
 IN_PROCESS = "in-process"
 CALL_COLUMNS = ["n_tool_calls", "server_calls", "raw_calls", "calls_changed", "calls_dropped", "calls_added"]
 """Each trial's call counts the topic reads (tidy: ``n_tool_calls``, ``SERVED_COLUMNS``)."""
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_WILSON = wilson_interval
 _SUM = "sum"
 
 
@@ -54,7 +54,7 @@ def other_rows(trials: pd.DataFrame, primary: pd.DataFrame) -> tuple[pd.DataFram
 def in_process_rows(trials: pd.DataFrame, served: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The in-process side of the served trials: for each model and kind of CPU they ran on, the primary
     condition's first run in-process on that kind of CPU (``cpu_primary``: the primary run where that kind is the
-    study's ``primary_cpu``), so that no pair crosses kinds of CPU; and the selection that names them."""
+    study's ``primary_build``), so that no pair crosses builds; and the selection that names them."""
     select: dict[str, Any] = {"study": STUDY, "cpu_primary": True}
     if served.empty or "cpu_primary" not in trials.columns:
         return trials.iloc[0:0], select

@@ -46,7 +46,7 @@ def _row(model: str, task: str, served: bool, passed: bool, **kw: Any) -> dict[s
         "passed": passed, "failure_class": None if passed else "capability", "primary": not served,
         "cpu_primary": not served,
         "comparison": "serving" if served else None, "server": SERVER if served else None, "n_ctx": 4096,
-        "stop_reason": "final_answer" if passed else "max_turns", "cpu": "AMD EPYC", "rerun": None,
+        "stop_reason": "final_answer" if passed else "max_turns", "cpu": "AMD EPYC", "build": "native/AMD EPYC", "rerun": None,
         "n_tool_calls": accepted if served else 2,
         "server_calls": returned if served else None,
         "raw_calls": raw if served else None,
@@ -104,9 +104,9 @@ def test_a_model_served_on_another_kind_of_cpu_pairs_with_its_in_process_run_the
     run of the primary condition (not primary) is the side they pair with: no pair crosses kinds of CPU."""
     df = trials()
     b_served = (df["model"] == "b:3b") & df["server"].notna()
-    df.loc[b_served, "cpu"] = "Intel Xeon"
+    df.loc[b_served, ["cpu", "build"]] = ["Intel Xeon", "native/Intel Xeon"]
     intel = df[(df["model"] == "b:3b") & df["server"].isna()].assign(
-        cpu="Intel Xeon", primary=False, passed=False, outcome="failure", failure_class="capability",
+        cpu="Intel Xeon", build="native/Intel Xeon", primary=False, passed=False, outcome="failure", failure_class="capability",
         trial_id=lambda f: f["trial_id"] + "/intel",
     )  # fmt: skip
     n = _numbers(pd.concat([df, intel], ignore_index=True))

@@ -5,7 +5,6 @@ from slmbench.analysis.topics.common.accuracy import accuracy_block, correlation
 from slmbench.analysis.topics.common.floor import floor_block
 from slmbench.analysis.topics.common.rows import (
     CONDITION_COLUMNS,
-    PKG,
     SCORED,
     counts_by,
     estimate_parts,
@@ -20,7 +19,7 @@ from slmbench.analysis.topics.common.rows import (
 from slmbench.analysis.topics.common.temperature import temperature_block
 
 __all__ = [
-    "CONDITION_COLUMNS", "PKG", "SCORED", "accuracy_block", "correlation_numbers", "counts_by", "estimate_parts",
+    "CONDITION_COLUMNS", "SCORED", "accuracy_block", "correlation_numbers", "counts_by", "estimate_parts",
     "floor_block", "json_float", "model_info", "models_table", "pairs_within", "primary_only", "primary_rows", "scored",
     "temperature_block", "top_model",
 ]  # fmt: skip

@@ -15,7 +15,6 @@ from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap, finite_me
 from slmbench.analysis.stats_corr import correlate
 from slmbench.analysis.stats_tests import pairwise_paired
 from slmbench.analysis.topics.common.rows import (
-    PKG,
     SCORED,
     estimate_parts,
     json_float,
@@ -77,7 +76,7 @@ def accuracy_block(
         units = len(shares.get(model, ()))
         sel = {**selection, "model": model}
         prov = nb.provenance(
-            f"{PKG}.topics.common.units.unit_rate",
+            unit_rate,
             sel,
             f"accuracy of {model}, interval over tasks",
             alpha=alpha,
@@ -103,7 +102,7 @@ def accuracy_block(
     base = {m for m in info.index if info.loc[m, "is_base"]}
     instruct = {m: s for m, s in shares.items() if m not in base}
     comps = pairwise_paired(instruct, alpha)
-    fn = f"{PKG}.stats_tests.pairwise_paired"
+    fn = pairwise_paired
     for c in comps:
         sel = {**selection, "model": [c.first, c.second]}
         what = f"exact McNemar test of {c.first} vs {c.second}, paired by task, BH over all pairs"
@@ -129,7 +128,7 @@ def accuracy_block(
     if top is not None and not all(c.significant for c in comps if top in (c.first, c.second)):
         top = None  # a lead that no test supports names no model
     tprov = nb.provenance(
-        f"{PKG}.topics.common.top_model",
+        top_model,
         selection,
         "a model ahead of all others by 2+ tasks, every test significant",
     )
@@ -148,7 +147,7 @@ def accuracy_block(
     ]
     sc = scored(df[~df["model"].isin(base)])
     per_model = sc.groupby("model")["passed"].mean().rename("acc").reset_index()
-    fb = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+    fb = cluster_bootstrap
     boot = cluster_bootstrap(per_model, _mean_model_acc, n_resamples=n_boot, seed=seed, alpha=alpha)
     prov = nb.provenance(
         fb, selection, "mean accuracy of instruction-tuned models, models resampled", bootstrap_seed=seed
@@ -185,9 +184,7 @@ def correlation_numbers(
     out: list[Number] = []
     for method, coef in (("pearson", "r"), ("spearman", "rho")):
         c = correlate(x, y, method, alpha)
-        prov = nb.provenance(
-            f"{PKG}.stats_corr.correlate", selection, f"{method} of parameter count vs {what}", method=method
-        )
+        prov = nb.provenance(correlate, selection, f"{method} of parameter count vs {what}", method=method)
         out += [
             nb.stat(f"{key}.{method}.{coef}", c.r, prov),
             nb.pvalue(f"{key}.{method}.p", c.p, prov),

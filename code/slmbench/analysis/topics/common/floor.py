@@ -11,7 +11,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import is_eligible
-from slmbench.analysis.topics.common.rows import PKG, scored
+from slmbench.analysis.topics.common.rows import scored
 
 
 def floor_block(
@@ -52,7 +52,7 @@ def floor_block(
         n_eligible += ok
         row["eligible"] = ok
         eprov = nb.provenance(
-            f"{PKG}.stats_rates.is_eligible",
+            is_eligible,
             {**selection, "model": row["model"]},
             "Wilson lower bound beats the base-model floor plus the margin",
             baseline=floor,

@@ -9,7 +9,6 @@ import pandas as pd
 
 from slmbench.analysis.selection import Selection, exclude
 
-PKG = "slmbench.analysis"
 CONDITION_COLUMNS: tuple[str, ...] = ("protocol", "max_turns", "max_tokens")
 """Harness conditions a paired comparison holds fixed on both sides (beside scaffold, parser mode, n_ctx)."""
 

@@ -11,7 +11,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import newcombe_diff, wilson_interval
-from slmbench.analysis.topics.common.rows import PKG, SCORED, estimate_parts, json_float, scored
+from slmbench.analysis.topics.common.rows import SCORED, estimate_parts, json_float, scored
 
 
 def temperature_block(
@@ -33,7 +33,7 @@ def temperature_block(
             sub = part[part["temperature"] == t]
             r = wilson_interval(int(sub["passed"].sum()), len(sub), alpha)
             sel = {**selection, "model": model, "temperature": float(t)}
-            prov = nb.provenance(f"{PKG}.stats_rates.wilson_interval", sel, f"accuracy of {model} at T={t}")
+            prov = nb.provenance(wilson_interval, sel, f"accuracy of {model} at T={t}")
             key = f"{prefix}.acc.{nb.slug(model)}.{nb.temp_slug(t)}"
             out += nb.rate_numbers(key, r, prov)
             row: dict[str, Any] = {"model": model, "temperature": float(t), "k": r.k, "n": r.n}
@@ -52,7 +52,7 @@ def temperature_block(
                     "task_id": shared,
                 }
                 prov = nb.provenance(
-                    f"{PKG}.stats_rates.newcombe_diff",
+                    newcombe_diff,
                     sel,
                     f"accuracy of {model} at T={t} minus T={base_t} on shared tasks",
                     alpha=alpha,

@@ -51,7 +51,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-@topic(reads=("baselines", "record", "independent"))
+@topic(reads=("baselines", "record", "independent"), part="eligibility")
 def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
     """Eligibility, threshold diagnosis, cascade and requantisation from the runs and the baselines (see
     ``load_inputs``); ``params["planned_runs"]``, when given, is how many runs the study plans."""

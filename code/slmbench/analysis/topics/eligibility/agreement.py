@@ -21,7 +21,7 @@ from slmbench.vocab import ELIGIBILITY_TASKS, EligibilityTask
 STAGES = ("as-came", "after-resolution")
 """The two comparisons: the independent labels against the first labels as they came, and against the labels
 after resolution."""
-_FUNCTION = "slmbench.eligibility.blind.agreement"
+_FUNCTION = agreement
 
 
 @dataclass(frozen=True)

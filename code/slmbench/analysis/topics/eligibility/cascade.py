@@ -15,7 +15,6 @@ from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.stats_tests import bh_adjust, paired_outcomes
 from slmbench.analysis.stats_threshold import cascade_choice, reciprocal_rank, tune_cascade
 from slmbench.analysis.topics.eligibility.common import (
-    PKG,
     STUDY,
     TOPIC,
     finite,
@@ -27,7 +26,7 @@ from slmbench.analysis.topics.eligibility.items import records
 from slmbench.analysis.topics.eligibility.runs import Run
 from slmbench.vocab import ELIGIBILITY_TASKS
 
-MCNEMAR = f"{PKG}.stats_tests.paired_outcomes"
+MCNEMAR = paired_outcomes
 
 
 def cascade(run: Run, base_acc: float, alpha: float, row: dict[str, Any]) -> list[Number]:
@@ -48,7 +47,7 @@ def cascade(run: Run, base_acc: float, alpha: float, row: dict[str, Any]) -> lis
     vs_bm25 = paired_outcomes(right, [bool(a["base_correct"]) for a in test])
     exactly = all(a["prediction"] == a["base_prediction"] for a, c in zip(test, calls, strict=True) if c)
     prov = provenance(
-        f"{PKG}.stats_threshold.tune_cascade", run.tuned.selection,
+        tune_cascade, run.tuned.selection,
         "BM25 unless its top-1 minus top-2 score is below the calibration-chosen threshold, then the model",
         alpha=alpha,
     )  # fmt: skip
@@ -70,9 +69,7 @@ def cascade(run: Run, base_acc: float, alpha: float, row: dict[str, Any]) -> lis
         nb.flag(f"{key}.cascade.bm25-exactly", exactly, vprov),
     ]
     bm = wilson_interval(sum(bool(a["base_correct"]) for a in test), n, alpha)
-    bprov = provenance(
-        f"{PKG}.stats_rates.wilson_interval", run.test.selection, "BM25 alone on the same test items"
-    )
+    bprov = provenance(wilson_interval, run.test.selection, "BM25 alone on the same test items")
     out += [nb.rate(f"{key}.baseline.lo", bm.lo, bprov), nb.rate(f"{key}.baseline.hi", bm.hi, bprov)]
     row.update(
         cascade_threshold=finite(cut.threshold), cascade_k=kc, cascade_acc=finite(casc.rate),
@@ -110,7 +107,7 @@ def cascade_summary(runs: list[Run], rows: list[dict[str, Any]], alpha: float) -
     for run, row, pa, sig in zip(runs, rows, p_adj, reject, strict=True):
         row.update(vs_bm25=_against_bm25(row), vs_bm25_padj=finite(pa), vs_bm25_sig=sig)
         prov = provenance(
-            f"{PKG}.stats_tests.bh_adjust", run.tuned.selection,
+            bh_adjust, run.tuned.selection,
             f"the cascade against BM25 alone, exact McNemar adjusted across {len(rows)} cascades", alpha=alpha,
         )  # fmt: skip
         out += [

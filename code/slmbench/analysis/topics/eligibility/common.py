@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import sys
+from types import ModuleType
 from typing import Any
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, Unit
 
-PKG = "slmbench.analysis"
-TOPIC = f"{PKG}.topics.eligibility"
+TOPIC: ModuleType = sys.modules[__package__ or ""]
+"""The topic's package: the provenance of counts over its sub-analyses."""
 STUDY = "eligibility"
 
 
@@ -28,7 +30,7 @@ def config_slug(model: str, prompt: str, quant: str) -> str:
 
 
 def provenance(
-    function: str, selection: dict[str, Any], description: str, unit: Unit = "items", **params: Any
+    function: nb.Computed, selection: dict[str, Any], description: str, unit: Unit = "items", **params: Any
 ) -> dict[str, Any]:
     """A provenance record of this topic: its selection names dataset items, not trials (``n`` counts items)."""
     return nb.provenance(function, selection, description, unit=unit, **params)

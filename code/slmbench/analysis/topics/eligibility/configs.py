@@ -12,7 +12,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.stats_threshold import reciprocal_rank
-from slmbench.analysis.topics.eligibility.common import PKG, finite, provenance
+from slmbench.analysis.topics.eligibility.common import finite, provenance
 from slmbench.analysis.topics.eligibility.paired import against_baseline, paired_numbers
 from slmbench.analysis.topics.eligibility.runs import Run
 
@@ -33,9 +33,9 @@ def config_numbers(
     k = int(test["right"].sum())
     acc = wilson_interval(k, n, alpha)
     what = f"{run.model}/{run.prompt}/{run.quant} on {run.task}"
-    wprov = provenance(f"{PKG}.stats_rates.wilson_interval", sel, f"test accuracy of {what}", alpha=alpha)
+    wprov = provenance(wilson_interval, sel, f"test accuracy of {what}", alpha=alpha)
     eprov = provenance(
-        f"{PKG}.stats_rates.is_eligible", sel, "Wilson lower bound beats the baseline on the same test items",
+        is_eligible, sel, "Wilson lower bound beats the baseline on the same test items",
         alpha=alpha, margin=margin,
     )  # fmt: skip
     eligible = is_eligible(k, n, base_acc, 0.0, alpha) if n else False
@@ -65,9 +65,7 @@ def config_numbers(
     if run.task == "reranking":
         ranks = [reciprocal_rank(r, str(g)) for r, g in zip(test["ranking"], test["label"], strict=True)]
         mrr = sum(ranks) / n if n else math.nan
-        rprov = provenance(
-            f"{PKG}.stats_threshold.reciprocal_rank", sel, "mean reciprocal rank of the relevant turn"
-        )
+        rprov = provenance(reciprocal_rank, sel, "mean reciprocal rank of the relevant turn")
         out.append(nb.stat(f"{key}.mrr", mrr, rprov))
         row["mrr"] = finite(mrr)
     return out, row

@@ -12,7 +12,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.stats_threshold import apply_margin, tied_margins, tune_margin
-from slmbench.analysis.topics.eligibility.common import PKG, finite, provenance, threshold_number
+from slmbench.analysis.topics.eligibility.common import finite, provenance, threshold_number
 from slmbench.analysis.topics.eligibility.runs import Run
 from slmbench.eligibility.datasets import POSITIVE
 
@@ -31,7 +31,7 @@ def diagnosis(run: Run, base_acc: float, eligible: bool, alpha: float, row: dict
     tuned_ok = is_eligible(kt, n, base_acc, 0.0, alpha) if n else False
     diagnosed = "eligible" if eligible else ("calibration" if tuned_ok else "capability")
     prov = provenance(
-        f"{PKG}.stats_threshold.tune_margin", run.tuned.selection,
+        tune_margin, run.tuned.selection,
         "margin cut-off with the most correct calibration items (few-shot examples excluded), applied to test",
         alpha=alpha,
     )  # fmt: skip

@@ -11,12 +11,12 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import Selected
 from slmbench.analysis.stats_tests import Paired, bh_adjust, paired_outcomes
-from slmbench.analysis.topics.eligibility.common import PKG, STUDY, TOPIC, finite, provenance, task_slug
+from slmbench.analysis.topics.eligibility.common import STUDY, TOPIC, finite, provenance, task_slug
 from slmbench.analysis.topics.eligibility.runs import Run
 from slmbench.vocab import ELIGIBILITY_TASKS
 
-MCNEMAR = f"{PKG}.stats_tests.paired_outcomes"
-BH = f"{PKG}.stats_tests.bh_adjust"
+MCNEMAR = paired_outcomes
+BH = bh_adjust
 
 
 def against_baseline(items: Selected) -> Paired:

@@ -10,7 +10,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_tests import flip_binomial_p, mcnemar_p
-from slmbench.analysis.topics.eligibility.common import PKG, finite
+from slmbench.analysis.topics.eligibility.common import finite
 from slmbench.analysis.topics.eligibility.runs import Run
 from slmbench.vocab import SHIPPED
 
@@ -79,7 +79,7 @@ def quant_summary(qrows: list[dict[str, Any]], prov: dict[str, Any]) -> list[Num
     )
     sign_p = flip_binomial_p(lower, higher)
     out.append(
-        nb.pvalue("elig.quant.sign.p", sign_p, {**prov, "function": f"{PKG}.stats_tests.flip_binomial_p"})
+        nb.pvalue("elig.quant.sign.p", sign_p, {**prov, "function": nb.function_name(flip_binomial_p)})
     )
     out.append(nb.text("elig.phrase.quant", phrases.quant_phrase(len(qrows), lower, higher, sign_p), prov))
     return out

@@ -12,7 +12,7 @@ from typing import Any
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_rates import is_eligible, wilson_interval
-from slmbench.analysis.topics.eligibility.common import PKG, STUDY, TOPIC, finite, provenance, task_slug
+from slmbench.analysis.topics.eligibility.common import STUDY, TOPIC, finite, provenance, task_slug
 from slmbench.analysis.topics.eligibility.paired import adjusted, against_baseline, paired_numbers
 from slmbench.analysis.topics.eligibility.runs import Run
 from slmbench.analysis.topics.eligibility.tasks import SOURCE_TASK
@@ -37,9 +37,9 @@ def source_numbers(run: Run, alpha: float) -> tuple[list[Number], list[dict[str,
         ok = is_eligible(k, n, base, 0.0, alpha) if n else False
         key = f"{run.key}.source.{nb.slug(source)}"
         what = f"{run.model}/{run.prompt}/{run.quant} on the {source} items of {run.task}"
-        wprov = provenance(f"{PKG}.stats_rates.wilson_interval", items.selection, f"test accuracy of {what}")
+        wprov = provenance(wilson_interval, items.selection, f"test accuracy of {what}")
         eprov = provenance(
-            f"{PKG}.stats_rates.is_eligible", items.selection,
+            is_eligible, items.selection,
             "Wilson lower bound beats the baseline on the same items", alpha=alpha,
         )  # fmt: skip
         row: dict[str, Any] = {

@@ -13,7 +13,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import Selected
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.eligibility.common import PKG, STUDY, finite, provenance, task_slug
+from slmbench.analysis.topics.eligibility.common import STUDY, finite, provenance, task_slug
 from slmbench.vocab import BINARY_TASKS
 
 SOURCE_TASK = "tool_selection"
@@ -43,9 +43,7 @@ def task_numbers(
         nb.text(f"elig.{t}.baseline.name", name, prov),
     ]
     r = wilson_interval(int(test.rows["correct"].sum()), n_test, alpha)
-    bprov = provenance(
-        f"{PKG}.stats_rates.wilson_interval", test.selection, f"{name} accuracy on {task}", alpha=alpha
-    )
+    bprov = provenance(wilson_interval, test.selection, f"{name} accuracy on {task}", alpha=alpha)
     out += nb.rate_numbers(f"elig.{t}.baseline.acc", r, bprov)
     groups = Counter(
         group_of(task, lab, s) for lab, s in zip(items.rows["label"], items.rows["stratum"], strict=True)
@@ -57,7 +55,7 @@ def task_numbers(
             part = test.where({"stratum": source})
             r_s = wilson_interval(int(part.rows["correct"].sum()), len(part), alpha)
             sprov = provenance(
-                f"{PKG}.stats_rates.wilson_interval",
+                wilson_interval,
                 part.selection,
                 f"{name} on the {source} items",
                 alpha=alpha,

@@ -8,14 +8,13 @@ from typing import Any
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
-from slmbench.analysis import phrases
+from slmbench.analysis import paired, phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import block, cross_cpu
-from slmbench.analysis.topics.common import PKG
 from slmbench.analysis.topics.protocol.comparisons import Comparison, changed_class, comparisons
 from slmbench.analysis.topics.protocol.conditions import FULL, SCOPE
 
-_PAIRED = f"{PKG}.paired.paired"
+_PAIRED = paired.paired
 
 
 def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:

@@ -12,11 +12,10 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import Sides
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG
 from slmbench.analysis.topics.protocol.conditions import FULL, LEGACY, condition_rows, scored_rows
 from slmbench.vocab import FAILURE_CLASSES
 
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_WILSON = wilson_interval
 EXAMPLE_KINDS = ("legacy-failed", "full-passed", "full-capability-failure")
 """The appendix's example transcripts per instruction-tuned model, in order: a task that failed under legacy
 and passed under full (both trials of the pair), and a capability failure that remains under full."""

@@ -13,7 +13,7 @@ from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.paired import cells
 from slmbench.analysis.selection import Selected
 from slmbench.analysis.stats_tests import mcnemar_p
-from slmbench.analysis.topics.common import PKG, floor_block, model_info
+from slmbench.analysis.topics.common import floor_block, model_info
 from slmbench.analysis.topics.protocol.conditions import FULL, LEGACY, scored_rows
 
 
@@ -58,7 +58,7 @@ def _against_base(prefix: str, rows: list[dict[str, Any]], first: Selected) -> l
         p_value = mcnemar_p(n_both, only_model, only_base, neither)
         selection = {**first.selection, "model": sorted({str(row["model"]), str(best_base)})}
         desc = f"{row['model']} against the base model {best_base}, paired by task"
-        prov = nb.provenance(f"{PKG}.stats_tests.mcnemar_p", selection, desc, unit="pairs")
+        prov = nb.provenance(mcnemar_p, selection, desc, unit="pairs")
         mkey = f"{prefix}.{nb.slug(row['model'])}"
         out += [
             nb.pvalue(f"{mkey}.vs-base.p", p_value, prov),

@@ -58,7 +58,7 @@ def power(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         base = float(rows["passed"].mean()) if len(rows) else math.nan
         mdd = detectable_difference(n_eff, base, alpha) if len(rows) else math.nan
         prov = nb.provenance(
-            "statsmodels.stats.power.NormalIndPower.solve_power",
+            detectable_difference,
             part.selection,
             "detectable gain over the observed rate",
             alpha=alpha,

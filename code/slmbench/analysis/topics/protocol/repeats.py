@@ -12,10 +12,9 @@ from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG
 from slmbench.analysis.topics.protocol.conditions import FULL, scored_rows
 
-_WILSON = f"{PKG}.stats_rates.wilson_interval"
+_WILSON = wilson_interval
 
 
 def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
@@ -33,7 +32,7 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         res.numbers += nb.rate_numbers(f"{key}.acc", r, prov)
         per_task = part.rows.groupby("task_id")["passed"].agg(["sum", "count"])
         k = int(per_task["count"].min())
-        kprov = nb.provenance(f"{PKG}.stats_rates.pass_at_k", part.selection, "mean over tasks", k=k)
+        kprov = nb.provenance(pass_at_k, part.selection, "mean over tasks", k=k)
         counts = list(zip(per_task["count"].astype(int), per_task["sum"].astype(int), strict=True))
         at_k = sum(pass_at_k(n, c, k) for n, c in counts) / len(counts)
         hat_k = sum(pass_hat_k(n, c, k) for n, c in counts) / len(counts)

@@ -10,10 +10,10 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
-from slmbench.analysis.topics.common import PKG, estimate_parts
+from slmbench.analysis.topics.common import estimate_parts
 from slmbench.analysis.topics.protocol.conditions import FULL, scored_rows
 
-_BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+_BOOT = cluster_bootstrap
 
 
 def sweep(res: TopicResult, trials: pd.DataFrame, alpha: float, seed: int, n_boot: int) -> None:

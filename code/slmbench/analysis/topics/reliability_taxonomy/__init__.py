@@ -16,7 +16,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import PKG, SCORED, model_info, models_table, primary_rows, scored
+from slmbench.analysis.topics.common import SCORED, model_info, models_table, primary_rows, scored
 from slmbench.analysis.topics.flips import null_control
 from slmbench.analysis.topics.reliability_taxonomy.consistency import (
     outcome_numbers,
@@ -107,10 +107,12 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         fsel = {**msel, "dimension": "fault_tolerance"}
         res.numbers += fault_numbers(part[part["dimension"] == "fault_tolerance"], s, trials, fsel, alpha)
         res.numbers += safety_numbers(part, s, trials, msel, alpha)
-    fixed = nb.provenance(f"{PKG}.phrases_taxonomy", sel, "what the records do not allow")
     res.numbers += [
-        nb.text("tax.phrase.predictability", ph.predictability_phrase(), fixed),
-        nb.text("tax.phrase.environment", ph.environment_phrase(), fixed),
+        nb.text(key, phrase(), nb.provenance(phrase, sel, "what the records do not allow"))
+        for key, phrase in (
+            ("tax.phrase.predictability", ph.predictability_phrase),
+            ("tax.phrase.environment", ph.environment_phrase),
+        )
     ]
     res.tables["taxonomy"] = [
         {"dimension": d, "metric": m, "keys": keys, "unit": unit} for d, m, keys, unit in TAXONOMY

@@ -19,11 +19,10 @@ from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_passk import pass_hat_k
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG
 from slmbench.analysis.topics.flips import PROMPT, WILSON
 from slmbench.vocab import ORIGINAL_VARIANT
 
-BOOT = f"{PKG}.stats_bootstrap.cluster_bootstrap"
+BOOT = cluster_bootstrap
 RESOURCES = {"turns": ("turns",), "tokens": ("prompt_tokens", "completion_tokens")}
 """Each resource measure and the trial columns it sums."""
 
@@ -82,9 +81,7 @@ def outcome_numbers(
         WILSON, sel if k >= 2 else {**base, "trial_id": []}, "tasks with mixed outcomes", unit="tasks"
     )
     out += nb.rate_numbers(f"tax.outcome.mixed.{s}", r, mprov)
-    prov = nb.provenance(
-        f"{PKG}.phrases_taxonomy.outcome_phrase", sel, "outcome consistency", unit="tasks", k=k
-    )
+    prov = nb.provenance(ph.outcome_phrase, sel, "outcome consistency", unit="tasks", k=k)
     out.append(nb.text(f"tax.phrase.outcome.{s}", ph.outcome_phrase(k, len(by_task), mixed), prov))
     out.append(nb.text(f"tax.phrase.pass-hat-k.{s}", phrase, prov))
     return out
@@ -132,9 +129,7 @@ def trajectory_numbers(
         out += nb.rate_numbers(
             f"tax.trajectory.{name}.{s}", wilson_interval(found[name], n_tasks, alpha), prov
         )
-    prov = nb.provenance(
-        f"{PKG}.phrases_taxonomy.trajectory_phrase", sel, "trajectory consistency", unit="tasks"
-    )
+    prov = nb.provenance(ph.trajectory_phrase, sel, "trajectory consistency", unit="tasks")
     phrase = ph.trajectory_phrase(events is not None, n_tasks, found["same-calls"])
     return [*out, nb.text(f"tax.phrase.trajectory.{s}", phrase, prov)]
 
@@ -158,6 +153,6 @@ def resource_numbers(
         sel = selection_for(trials, values[values["task"].isin(stats.index)]["trial_id"], base)
         what = f"the spread of {name}"
         nums, phrase = _boot_numbers(f"tax.resource.{name}-cv.{s}", cv, sel, what, p, as_rate=False)
-        prov = nb.provenance(f"{PKG}.phrases_taxonomy.interval_phrase", sel, what, unit="tasks")
+        prov = nb.provenance(ph.interval_phrase, sel, what, unit="tasks")
         out += [*nums, nb.text(f"tax.phrase.resource.{name}.{s}", phrase, prov)]
     return out

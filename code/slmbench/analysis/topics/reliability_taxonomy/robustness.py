@@ -14,7 +14,6 @@ from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import newcombe_diff, wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
-from slmbench.analysis.topics.common import PKG
 from slmbench.analysis.topics.flips import (
     WILSON,
     cells,
@@ -55,7 +54,7 @@ def prompt_numbers(
     d, lo, hi = newcombe_diff(down + up, len(pert), floor_flips, len(floor_pairs), alpha)
     both = selection_for(trials, {*pert["trial_id"], *pert["trial_id_base"], *floor_ids}, sels[2])
     prov = nb.provenance(
-        f"{PKG}.stats_rates.newcombe_diff",
+        newcombe_diff,
         both,
         "flip rate under rephrasings minus the null-control flip rate",
         unit="pairs",
@@ -91,9 +90,7 @@ def fault_numbers(
         oprov = nb.provenance(
             WILSON, sel, f"pass rate of the original prompt paired with {what}", unit="pairs"
         )
-        mprov = nb.provenance(
-            f"{PKG}.stats_tests.mcnemar_p", sel, f"original prompt against {what}", unit="pairs", exact=True
-        )
+        mprov = nb.provenance(mcnemar_p, sel, f"original prompt against {what}", unit="pairs", exact=True)
         p = mcnemar_p(both, only_original, only_fault, neither)
         out += [
             *nb.rate_numbers(f"{key}.under-fault", under, wprov),

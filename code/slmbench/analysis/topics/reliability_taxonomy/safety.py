@@ -15,7 +15,6 @@ from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.topics.common import PKG
 from slmbench.analysis.topics.flips import WILSON
 
 
@@ -67,5 +66,5 @@ def safety_numbers(
         prov = nb.provenance(WILSON, selection_for(trials, rows, sel), f"trials with {what}", alpha=alpha)
         out += nb.rate_numbers(f"tax.safety.{key}.{s}", r, prov)
     phrase = ph.safety_phrase(int(harmed.sum()), int(has_harm.sum()), int(checked.sum()), len(checked))
-    prov = nb.provenance(f"{PKG}.phrases_taxonomy.safety_phrase", sel, "harm and compliance")
+    prov = nb.provenance(ph.safety_phrase, sel, "harm and compliance")
     return [*out, nb.text(f"tax.phrase.safety.{s}", phrase, prov)]
