@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from slmbench.backends.base import Backend, GenerationOptions, Message, ModelReply
+from slmbench.backends.llamacpp_backend import usable_cpus
 from slmbench.backends.llamacpp_build import cpu, installed_build
 from slmbench.conditions import ProtocolConditions
 from slmbench.config import StudyConfig, model_spec
@@ -176,6 +177,7 @@ def ledger_line(reference: dict[str, Any], found: list[Difference], n_replies: i
         "avx512": any(f.startswith("avx512") for f in here["flags"]),
         "build": build["identity"],
         "kernels": build["kernels"],
+        "threads": usable_cpus(),
         "reference_build": reference["build"]["identity"],
         "replies": n_replies,
         "matched": n_replies - len(found),
