@@ -46,18 +46,22 @@ def percent(value: float) -> str:
 
 
 def top_phrase(top: str | None, gap: float, n_models: int) -> str:
-    """Which instruction-tuned model is ahead: only one that leads by two tasks or more and whose every
-    pairwise test is significant (the caller passes None otherwise, with the largest lead as ``gap``)."""
+    """Which instruction-tuned model is ahead of all others: only one that leads the next best by two tasks or more
+    and whose every pairwise test is significant (the caller passes None otherwise, with the best model's lead over
+    the next best as ``gap``). The sentence speaks of the best two only: lower models may be further behind."""
     if n_models == 0:
         return "no instruction-tuned model was run"
     if n_models == 1:
         return "only one instruction-tuned model was run, so none can be ranked"
     if top is None:
         if math.isfinite(gap) and gap < 0.5:
-            return "no instruction-tuned model is ahead: the best share the top accuracy"
+            return "no instruction-tuned model leads all others: the best share the top accuracy"
         if math.isfinite(gap) and gap < 1.5:
-            return "no instruction-tuned model is ahead by more than one task"
-        return f"no instruction-tuned model is significantly ahead of the others (the largest lead is {gap:.0f} tasks)"
+            return "no instruction-tuned model leads all others: the best two are one task apart"
+        return (
+            "no instruction-tuned model is significantly ahead of all others "
+            f"(the best leads the next best by {gap:.0f} tasks)"
+        )
     return f"{top} is ahead of every other instruction-tuned model, by {gap:.0f} tasks or more and in every pairwise test"
 
 

@@ -14,11 +14,11 @@ from slmbench.analysis import phrases as ph
     [
         ((None, math.nan, 0), "no instruction-tuned model was run"),
         (("m", math.nan, 1), "only one instruction-tuned model was run, so none can be ranked"),
-        ((None, 0.0, 3), "no instruction-tuned model is ahead: the best share the top accuracy"),
-        ((None, 1.0, 3), "no instruction-tuned model is ahead by more than one task"),
+        ((None, 0.0, 3), "no instruction-tuned model leads all others: the best share the top accuracy"),
+        ((None, 1.0, 3), "no instruction-tuned model leads all others: the best two are one task apart"),
         (
             (None, 2.0, 3),
-            "no instruction-tuned model is significantly ahead of the others (the largest lead is 2 tasks)",
+            "no instruction-tuned model is significantly ahead of all others (the best leads the next best by 2 tasks)",
         ),
         (
             ("qwen", 9.0, 3),
