@@ -63,13 +63,20 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == "capability")]
     prov = nb.provenance("len", dict(SCOPE), "capability trials per protocol")
     study = ours["comparison"].isna() if "comparison" in ours else pd.Series(True, index=ours.index)
-    own = {**SCOPE, "comparison": None}
+    primary = (
+        ours["primary"].fillna(False).astype(bool)
+        if "primary" in ours
+        else pd.Series(False, index=ours.index)
+    )
+    own = {**SCOPE, "comparison": None, "primary": False}
     res.numbers.append(
         nb.count(
             "proto.n.trials",
-            int((study & (ours["protocol"] != LEGACY)).sum()),
+            int((study & ~primary & (ours["protocol"] != LEGACY)).sum()),
             nb.provenance(
-                "len", {**own, "protocol": exclude(LEGACY)}, "the protocol study's trials but legacy"
+                "len",
+                {**own, "protocol": exclude(LEGACY)},
+                "the protocol study's trials but legacy and the primary ones (counted with the primary results)",
             ),
         )
     )

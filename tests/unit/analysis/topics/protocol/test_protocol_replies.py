@@ -16,6 +16,7 @@ def test_first_replies_to_one_request_are_compared_on_one_cpu_and_across_two() -
     df = trials()
     df["cpu"] = "A"
     df.loc[(df["max_tokens"] == 512) | (df["protocol"] == "legacy"), "cpu"] = "B"
+    df["build"] = "native/" + df["cpu"]  # builds from before the portable one are named by their CPU
     df["first_request_sha256"] = df["model"] + "/" + df["task_id"]
     df["first_reply_sha256"] = "same"
     odd = (df["model"] == "qa") & (df["task_id"] == "T1") & (df["protocol"] == "full-no-answer")

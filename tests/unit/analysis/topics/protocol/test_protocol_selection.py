@@ -63,8 +63,9 @@ def test_what_is_not_a_pair_is_selected_by_its_declared_conditions_not_by_trial_
     assert len(select_trials(df, remaining)) == res["proto.attr.a-1b.remaining.n"].value
 
 
-def test_the_protocol_studys_trial_count_leaves_out_the_comparisons_and_legacy() -> None:
-    """A trial of a planned comparison (scaffold, context, serving) is not one of the protocol study's."""
+def test_the_protocol_studys_trial_count_leaves_out_the_comparisons_legacy_and_the_primary_trials() -> None:
+    """A trial of a planned comparison (scaffold, context, serving) is not one of the protocol study's, and a primary
+    trial (the full protocol is the primary one) is counted with the primary results, not twice."""
     df = trials().assign(comparison=None, server=None)
     served = df[df["protocol"] == "full"].assign(
         comparison="serving", server="llama-server", primary=False, trial_id=lambda f: f["trial_id"] + "/srv"
@@ -72,5 +73,6 @@ def test_the_protocol_studys_trial_count_leaves_out_the_comparisons_and_legacy()
     both = pd.concat([df, served], ignore_index=True)
     res = {n.key: n for n in compute(both, None, PARAMS).numbers}
     n = res["proto.n.trials"]
-    assert n.value == int((df["protocol"] != "legacy").sum()) == 30
+    assert n.value == int(((df["protocol"] != "legacy") & ~df["primary"].astype(bool)).sum())
+    assert n.value < int((df["protocol"] != "legacy").sum())  # the fixture has primary trials
     assert len(select_trials(both, n.provenance["selection"])) == n.value
