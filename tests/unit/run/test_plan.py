@@ -190,8 +190,9 @@ def test_a_serving_shard_runs_the_in_process_models_settings_and_records_its_ser
 
 
 def test_a_rerun_is_planned_once_per_model_and_label() -> None:
+    """The protocol study's reruns (the runs on one build, ``build_run``, have a label of their own)."""
     config = load_config(ROOT / "config.yaml")
-    reruns = [s for s in plan_shards(config) if s.key.rerun]
+    reruns = [s for s in plan_shards(config) if s.key.rerun and "protocol" in s.kinds]
     assert sorted(s.key.model for s in reruns) == sorted(config.models)
     assert {(s.key.protocol, s.repeats, s.key.temperature) for s in reruns} == {("full", 1, 0.0)}
     data = config.model_dump()
