@@ -3,8 +3,8 @@
 The prompts are the first requests (system prompt, tools, the task's message: built by the harness itself, under
 the primary protocol's conditions) of ``REFERENCE_TASKS``, sent to the smallest and the largest model at T = 0.
 ``data/determinism/reference.json`` holds the sha256 of each reply's tokens and the tokens themselves, recorded
-once on the portable build; ``data/determinism/hosts.jsonl`` gains one line per host and build: its CPU, the build
-identity and whether every reply matched.
+once on the portable build; ``data/determinism/determinism_ledger.jsonl`` gains one line per host and build: its CPU,
+the build identity and whether every reply matched.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ REFERENCE_MAX_TOKENS = 48
 """Tokens generated per reference prompt: enough to reach where builds diverge, few enough for ``make test``."""
 REFERENCE_DIR = Path("data/determinism")
 REFERENCE_FILE = REFERENCE_DIR / "reference.json"
-LEDGER_FILE = REFERENCE_DIR / "hosts.jsonl"
+LEDGER_FILE = REFERENCE_DIR / "determinism_ledger.jsonl"
 
 
 @dataclass
