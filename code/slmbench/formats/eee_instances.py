@@ -26,7 +26,7 @@ from every_eval_ever.instance_level_types import (
 from every_eval_ever.schema import get_schema_version
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
-from slmbench.formats.inspect_out import harm
+from slmbench.formats.inspect_out import judged
 from slmbench.formats.inspect_transcript import transcript
 from slmbench.formats.posed import posed, sample_id
 from slmbench.records import schema as rec
@@ -87,17 +87,8 @@ def instance_row(
         "variant": record.variant,
         "group": record.group,
         "repeat": record.repeat,
-        "outcome": record.outcome,
         "partial": record.check.partial if record.check else None,
-        "failure_class": record.failure_class,
-        "failure_class_clock_first": record.failure_class_clock_first,
-        "harm": harm(record),
-        "protocol": record.protocol,
-        "scaffold": record.scaffold,
-        "parser_mode": record.parser_mode,
-        "temperature": record.temperature,
-        "seed": record.seed,
-        "stop_reason": end.stop_reason,
+        **judged(record),
     }
     latency = sum(e.latency_s for e in record.events if isinstance(e, rec.ModelResponse))
     return InstanceLevelEvaluationLog(

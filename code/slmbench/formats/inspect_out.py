@@ -57,23 +57,9 @@ def harm(record: rec.TrialRecord) -> bool:
     return bool(record.check and any(c.get("harm") and not c.get("ok") for c in record.check.criteria))
 
 
-def _end(record: rec.TrialRecord) -> rec.EndEvent:
-    end = record.events[-1]
-    assert isinstance(end, rec.EndEvent)  # the schema ensures it
-    return end
-
-
-def _metadata(record: rec.TrialRecord, shard: Shard, line: int) -> dict[str, Any]:
-    end = _end(record)
-    answer = next((e for e in record.events if isinstance(e, rec.FinalAnswerEvent)), None)
+def judged(record: rec.TrialRecord) -> dict[str, Any]:
+    """How a trial ran and was judged, as both exports keep it in a sample's metadata."""
     return {
-        "trial_id": record.trial_id,
-        "study": record.study,
-        "suite": record.suite,
-        "task_id": record.task_id,
-        "group": record.group,
-        "variant": record.variant,
-        "repeat": record.repeat,
         "outcome": record.outcome,
         "failure_class": record.failure_class,
         "failure_class_clock_first": record.failure_class_clock_first,
@@ -83,7 +69,27 @@ def _metadata(record: rec.TrialRecord, shard: Shard, line: int) -> dict[str, Any
         "parser_mode": record.parser_mode,
         "temperature": record.temperature,
         "seed": record.seed,
-        "stop_reason": end.stop_reason,
+        "stop_reason": _end(record).stop_reason,
+    }
+
+
+def _end(record: rec.TrialRecord) -> rec.EndEvent:
+    end = record.events[-1]
+    assert isinstance(end, rec.EndEvent)  # the schema ensures it
+    return end
+
+
+def _metadata(record: rec.TrialRecord, shard: Shard, line: int) -> dict[str, Any]:
+    answer = next((e for e in record.events if isinstance(e, rec.FinalAnswerEvent)), None)
+    return {
+        "trial_id": record.trial_id,
+        "study": record.study,
+        "suite": record.suite,
+        "task_id": record.task_id,
+        "group": record.group,
+        "variant": record.variant,
+        "repeat": record.repeat,
+        **judged(record),
         "answer_channel": answer.channel if answer else None,
         "fingerprint": record.fingerprint,
         "source": {"file": str(shard.path), "line": line},
