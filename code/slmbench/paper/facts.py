@@ -15,10 +15,11 @@ import pandas as pd
 from slmbench.analysis.numbers import slug
 from slmbench.conditions import LEGACY_NAME
 from slmbench.config import StudyConfig
+from slmbench.paper.model_facts import IDENTITY_FACT_COLUMNS, ModelFacts, model_facts, same_file, served_pairs
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import plan_shards
 from slmbench.run.roles import primary
-from slmbench.vocab import COMPARISON_KINDS, STUDY_ID
+from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID
 
 Part = Literal[
     "capability", "reliability", "null_control", "scaffold", "context", "serving", "protocol", "legacy",
@@ -52,19 +53,6 @@ PART_TEXT: dict[Part, str] = {
 
 
 @dataclass(frozen=True)
-class ModelFacts:
-    """One configured model: its name (the config's key, as tables print it), the key slug, size and kind."""
-
-    name: str
-    slug: str
-    params_b: float
-    instruct: bool
-    backend: str
-    pypi: bool
-    """Its weights come from PyPI packages (not a file of the user's own or a server)."""
-
-
-@dataclass(frozen=True)
 class StudyFacts:
     """What one study planned and ran (see the module docstring)."""
 
@@ -95,6 +83,12 @@ class StudyFacts:
     """The protocol conditions the primary protocol switches on (``canonical_history``, ...)."""
     eligibility_tasks: tuple[str, ...] = ()
     """The side-tasks of the eligibility study (``tool_selection``: the key part is ``tool-selection``)."""
+    same_file: tuple[tuple[str, ...], ...] = ()
+    """Groups of models whose records name one file (one sha256)."""
+    served_pairs: tuple[tuple[str, str], ...] = ()
+    """(in-process model, served model) of one file, both with primary trials: compared task by task."""
+    dimensions: tuple[str, ...] = ()
+    """The reliability dimensions the primary trials cover (``vocab.DIMENSIONS`` order)."""
 
     @property
     def instruct(self) -> tuple[ModelFacts, ...]:
@@ -171,7 +165,23 @@ def _protocol_part(key: ShardKey, ablation: Iterable[str], t0: float) -> Part:
     return "protocol"
 
 
-FACT_COLUMNS = ("study", "model", "source_file", "cpu", "primary")
+def _primary(ours: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Which of ``ours`` are primary results: the role tidy decided, else decided here."""
+    if not len(ours):
+        return pd.Series(False, index=ours.index)
+    return ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
+
+
+FACT_COLUMNS = (
+    "study",
+    "model",
+    "source_file",
+    "cpu",
+    "primary",
+    "suite",
+    "dimension",
+    *IDENTITY_FACT_COLUMNS,
+)
 """The trials table's columns the facts read (``primary``: the role tidy decided; without it, decided here)."""
 
 
@@ -201,32 +211,27 @@ def study_facts(
         cpus[part] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
         recorded_models = set(ours.loc[chosen, "model"].astype(str))
         ran_models[part] = tuple(m for m in config.models if m in recorded_models)
+    firsts = ours[_primary(ours, config)]
     if len(ours):
-        chosen = ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
-        cpus["primary"] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
+        cpus["primary"] = tuple(sorted(firsts["cpu"].dropna().astype(str).unique()))
     for flag, part in ((eligibility, "eligibility"), (external, "external")):
         planned.add(part)  # type: ignore[arg-type]
         if flag:
             ran.add(part)  # type: ignore[arg-type]
     if config.eligibility is None:
         planned.discard("eligibility")
-    models = sorted(
-        (
-            ModelFacts(
-                name=name,
-                slug=slug(name),
-                params_b=spec.params_b,
-                instruct=spec.instruct,
-                backend=spec.backend,
-                pypi=bool(spec.weights and spec.weights.packages),
-            )
-            for name, spec in config.models.items()
-        ),
-        key=lambda m: (m.params_b, m.name),
-    )
+    if not config.published_studies:
+        planned.discard("external")
+    models = model_facts(config, firsts)
+    with_trials = set(firsts["model"].astype(str))
+    pairs = tuple(pair for pair in served_pairs(models) if set(pair) <= with_trials)
+    if pairs:  # one file in-process and served, both configured: the serving comparison of the study's models
+        planned.add("serving")
+        ran.add("serving")
+    dims = set(firsts["dimension"].dropna().astype(str)) if "dimension" in firsts else set()
     sc, cc, sv = config.scaffold_comparison, config.context_comparison, config.serving_comparison
     return StudyFacts(
-        models=tuple(models),
+        models=models,
         suites=tuple(config.suites),
         protocol=config.protocol,
         scaffold=config.scaffold,
@@ -246,4 +251,7 @@ def study_facts(
         reruns=tuple(slug(r) for r in config.protocol_study.reruns) if config.protocol_study else (),
         conditions=tuple(n for n, on in config.conditions(config.protocol).as_dict().items() if on),
         eligibility_tasks=tuple(config.eligibility.tasks) if config.eligibility else (),
+        same_file=same_file(models),
+        served_pairs=pairs,
+        dimensions=tuple(d for d in DIMENSIONS if d in dims),
     )

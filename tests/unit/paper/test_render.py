@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from slmbench.paper.facts import ModelFacts, StudyFacts
+from slmbench.paper.facts import StudyFacts
+from slmbench.paper.model_facts import ModelFacts
 from slmbench.paper.render import Renderer, RenderError, names, tex, words
 from slmbench.paper.results import Results, UndefinedResultError
 
