@@ -45,15 +45,23 @@ def percent(value: float) -> str:
     return "n/a" if not math.isfinite(value) else f"{stable_float(100 * value):.1f}%"
 
 
-def top_phrase(top: str | None, gap: float, n_models: int) -> str:
+def top_phrase(top: str | None, gap: float, n_models: int, tied: int = 0, best: float = math.nan) -> str:
     """Which instruction-tuned model is ahead: only one that leads by two tasks or more and whose every
-    pairwise test is significant (the caller passes None otherwise, with the largest lead as ``gap``)."""
+    pairwise test is significant (the caller passes None otherwise, with the largest lead as ``gap``); ``tied``
+    models share the best accuracy, ``best``."""
     if n_models == 0:
         return "no instruction-tuned model was run"
     if n_models == 1:
         return "only one instruction-tuned model was run, so none can be ranked"
     if top is None:
         if math.isfinite(gap) and gap < 0.5:
+            if best == 0:
+                return f"{'neither' if n_models == 2 else 'no'} instruction-tuned model passed a task"
+            if tied == n_models:
+                every = "both" if n_models == 2 else f"all {count_word(n_models)}"
+                return f"no instruction-tuned model is ahead: {every} have the same accuracy"
+            if tied > 1:
+                return f"no instruction-tuned model is ahead: {count_word(tied)} share the top accuracy"
             return "no instruction-tuned model is ahead: the best share the top accuracy"
         if math.isfinite(gap) and gap < 1.5:
             return "no instruction-tuned model is ahead by more than one task"
