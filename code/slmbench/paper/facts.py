@@ -224,7 +224,7 @@ def study_facts(
         planned.discard("external")
     models = model_facts(config, firsts)
     with_trials = set(firsts["model"].astype(str))
-    pairs = tuple(pair for pair in served_pairs(models) if set(pair) <= with_trials)
+    pairs = served_pairs(m for m in models if m.name in with_trials)
     if pairs:  # one file in-process and served, both configured: the serving comparison of the study's models
         planned.add("serving")
         ran.add("serving")
