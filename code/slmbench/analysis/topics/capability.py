@@ -70,7 +70,40 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     )
     res.numbers += nums
     res.numbers += floor_block("cap", rows, df, sel, alpha, float(p["margin"]))
+    res.tables["per_task"], res.tables["examples"] = per_task(df), examples(df)
     return res
+
+
+PRIMARY_EXAMPLES = ("passed", "failed")
+"""The appendix's example transcripts of the primary run per instruction-tuned model (the base models where no
+model is instruction-tuned): its first passed and its first failed trial, by task id."""
+
+
+def per_task(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """One row per task and model of the primary capability trials: the passes over the scored runs."""
+    scored = df[df["outcome"] != "infra_error"]
+    runs = scored.groupby(["task_id", "model"], sort=True, observed=True)["passed"].agg(["sum", "size"])
+    return [
+        {"task_id": str(task), "model": str(model), "passed": int(k), "runs": int(n)}
+        for (task, model), k, n in zip(runs.index, runs["sum"], runs["size"], strict=True)
+    ]
+
+
+def examples(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """The trials of the appendix's examples (``PRIMARY_EXAMPLES``), by a fixed rule: per model, the first
+    scored trial of each kind by task id and repeat."""
+    scored = df[df["outcome"] != "infra_error"]
+    instruct = scored[~scored["is_base"].fillna(False).astype(bool)]
+    chosen = (instruct if len(instruct) else scored).sort_values(["model", "task_id", "repeat"])
+    out: list[dict[str, Any]] = []
+    for model, mine in chosen.groupby(chosen["model"].astype(str), sort=True):
+        for kind, passed in zip(PRIMARY_EXAMPLES, (True, False), strict=True):
+            hit = mine[mine["passed"].astype(bool) == passed]
+            if len(hit):
+                row = hit.iloc[0]
+                out.append({"model": model, "task_id": str(row["task_id"]), "kind": kind,
+                            "trial_id": str(row["trial_id"])})  # fmt: skip
+    return out
 
 
 def run_settings(df: pd.DataFrame, sel: dict[str, Any]) -> list[nb.Number]:
