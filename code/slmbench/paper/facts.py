@@ -19,14 +19,16 @@ from slmbench.paper.model_facts import IDENTITY_FACT_COLUMNS, ModelFacts, model_
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import plan_shards
 from slmbench.run.roles import primary
+from slmbench.tasks.loader import task_index
 from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID
 
 Part = Literal[
-    "capability", "reliability", "null_control", "scaffold", "context", "serving", "protocol", "legacy",
+    "capability", "reliability", "null_control", "scaffold", "context", "serving", "twins", "protocol", "legacy",
     "ablation", "rerun", "limits", "sweep", "eligibility", "external",
 ]  # fmt: skip
 """The parts of a study that its text can speak of: the two suites of the primary condition, the null control,
-the three comparisons, the protocol study's parts (its protocol's repeats, the legacy baseline, the ablations,
+the three comparisons, one file run in-process and served by two of the study's models (``twins``), the protocol
+study's parts (its protocol's repeats, the legacy baseline, the ablations,
 the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
 PARTS: tuple[Part, ...] = get_args(Part)
 COMPARISON_PARTS: tuple[Part, ...] = tuple(p for p in PARTS if p in COMPARISON_KINDS)
@@ -40,6 +42,7 @@ PART_TEXT: dict[Part, str] = {
     "scaffold": "the scaffold comparison",
     "context": "the context-window comparison",
     "serving": "the serving-stack comparison",
+    "twins": "the comparison of one file in-process and served",
     "protocol": "the protocol study",
     "legacy": "the legacy protocol baseline",
     "ablation": "the protocol ablations",
@@ -89,6 +92,10 @@ class StudyFacts:
     """(in-process model, served model) of one file, both with primary trials: compared task by task."""
     dimensions: tuple[str, ...] = ()
     """The reliability dimensions the primary trials cover (``vocab.DIMENSIONS`` order)."""
+    refusals: bool = False
+    """Whether a primary trial's task is judged on a refusal (its check has a ``refused`` criterion)."""
+    replayed: bool = False
+    """Whether a trial was judged on a replay of its calls (its record predates the stored end state)."""
 
     @property
     def instruct(self) -> tuple[ModelFacts, ...]:
@@ -104,6 +111,12 @@ class StudyFacts:
     def largest(self) -> ModelFacts:
         """The largest instruction-tuned model (the largest model if none is)."""
         return (self.instruct or self.models)[-1]
+
+    @property
+    def largest_alone(self) -> bool:
+        """Whether the largest instruction-tuned model is larger than every other (no other shares its size)."""
+        pool = self.instruct or self.models
+        return sum(m.params_b == self.largest.params_b for m in pool) == 1
 
     @property
     def cmp(self) -> str:
@@ -172,16 +185,8 @@ def _primary(ours: pd.DataFrame, config: StudyConfig) -> pd.Series:
     return ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
 
 
-FACT_COLUMNS = (
-    "study",
-    "model",
-    "source_file",
-    "cpu",
-    "primary",
-    "suite",
-    "dimension",
-    *IDENTITY_FACT_COLUMNS,
-)
+FACT_COLUMNS = ("study", "model", "source_file", "cpu", "primary", "suite", "dimension", "task_id", "state_source",
+                *IDENTITY_FACT_COLUMNS)  # fmt: skip
 """The trials table's columns the facts read (``primary``: the role tidy decided; without it, decided here)."""
 
 
@@ -225,10 +230,11 @@ def study_facts(
     models = model_facts(config, firsts)
     with_trials = set(firsts["model"].astype(str))
     pairs = served_pairs(m for m in models if m.name in with_trials)
-    if pairs:  # one file in-process and served, both configured: the serving comparison of the study's models
-        planned.add("serving")
-        ran.add("serving")
+    if pairs:  # one file in-process and served by two of the study's models: compared task by task
+        planned.add("twins")
+        ran.add("twins")
     dims = set(firsts["dimension"].dropna().astype(str)) if "dimension" in firsts else set()
+    ran_tasks = set(firsts["task_id"].astype(str)) if "task_id" in firsts else set()
     sc, cc, sv = config.scaffold_comparison, config.context_comparison, config.serving_comparison
     return StudyFacts(
         models=models,
@@ -254,4 +260,8 @@ def study_facts(
         same_file=same_file(models),
         served_pairs=pairs,
         dimensions=tuple(d for d in DIMENSIONS if d in dims),
+        refusals=any(
+            c.kind == "refused" for t in ran_tasks if t in task_index() for c in task_index()[t].check
+        ),
+        replayed="state_source" in ours and bool((ours["state_source"].astype(str) == "replay").any()),
     )

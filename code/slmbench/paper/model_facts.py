@@ -53,6 +53,12 @@ class ModelFacts:
         """What served it: the server's own name, else its backend's engine."""
         return self.served_by or self.engine
 
+    @property
+    def server_place(self) -> str:
+        """Where it was served: the address its server answered at (its own name where none is recorded), so that
+        models behind one server count one server."""
+        return self.endpoint or f"{self.backend}:{self.name}"
+
 
 def _one(values: pd.Series) -> str | None:
     """The single recorded value of a column (None: none or several)."""

@@ -70,7 +70,11 @@ def test_one_file_under_two_names_and_the_served_pair() -> None:
     assert same_file(models) == (("copy-gguf", "mine-gguf", "mine-served"),)
     assert served_pairs(models) == (("copy-gguf", "mine-served"),)  # the first in-process model by name
     facts = study_facts(CONFIG, frame())  # copy-gguf has no trials: the pair that ran is of mine-gguf
-    assert facts.served_pairs == (("mine-gguf", "mine-served"),) and facts.has("serving")
-    assert "serving" not in facts.not_run and facts.same_file == (("copy-gguf", "mine-gguf", "mine-served"),)
+    assert facts.served_pairs == (("mine-gguf", "mine-served"),) and facts.has("twins")
+    assert (
+        "twins" not in facts.not_run
+        and not facts.has("serving")
+        and facts.same_file == (("copy-gguf", "mine-gguf", "mine-served"),)
+    )
     alone = study_facts(CONFIG, frame()[lambda f: f["model"] != "mine-gguf"])
-    assert alone.served_pairs == () and not alone.has("serving")
+    assert alone.served_pairs == () and not alone.has("twins")
