@@ -39,8 +39,10 @@ class Section:
 
     def wants(self) -> str:
         """What the section needs, as its left-out comment says."""
-        counts = [f"{key} > 0" for key in self.counts]
-        return ", ".join([*self.needs, *self.any_of, *counts])
+        wanted = list(self.needs) + (
+            [f"any of {' or '.join(self.any_of)}"] if len(self.any_of) > 1 else list(self.any_of)
+        )
+        return ", ".join(wanted) + "".join(f"; or has no {key}" for key in self.counts)
 
 
 def _positive(results: Results, key: str) -> bool:

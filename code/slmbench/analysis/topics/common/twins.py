@@ -12,6 +12,7 @@ import pandas as pd
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.paired import Sides, cells, comparison
+from slmbench.analysis.selection import Selection
 from slmbench.backends import backend_facts, served_twins
 from slmbench.vocab import STUDY_ID, SUITES
 
@@ -65,7 +66,7 @@ def twin_comparison(trials: pd.DataFrame, primary: pd.DataFrame, params: dict[st
     if not twins:
         return TopicResult()
     inside, served = twin_rows(primary, twins)
-    select = {"study": STUDY_ID, "primary": True}
+    select: Selection = {"study": STUDY_ID, "primary": True}
     sides = Sides(
         trials, {**select, "model": [a for a, _ in twins]}, {**select, "model": [b for _, b in twins]}
     )
