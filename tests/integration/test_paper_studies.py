@@ -317,7 +317,7 @@ def served_and_in_process(tmp_path_factory: pytest.TempPathFactory) -> Path:
     except LlamaServerError:
         pytest.skip("run `make llama-server`")
     tmp = tmp_path_factory.mktemp("real")
-    with LlamaServer(path, "smollm2-135m", parallel=2, n_ctx=8192, log_path=tmp / "server.log") as server:
+    with LlamaServer(path, "smollm2-135m", parallel=2, n_ctx=4096, log_path=tmp / "server.log") as server:
         config = {
             **BASE,
             "models": {
