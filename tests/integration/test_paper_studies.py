@@ -213,6 +213,35 @@ def test_a_study_of_nothing_passed_says_so_once_and_leaves_out_what_it_has_not(o
 
 
 @pytest.fixture(scope="module")
+def one_model_two_windows(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One model, its configured window and a smaller one on seven tasks, none of which overflows either."""
+    model = "smollm2-135m"
+    config = {
+        **BASE, "models": {model: STUDY.models[model].model_dump(exclude_none=True)}, "suites": ["capability"],
+        "repeats": 1, "tasks": {"capability": SEVEN},
+        "context_comparison": {"n_ctx": [1024], "suites": ["capability"], "repeats": 1},
+    }  # fmt: skip
+
+    def records(work: Path) -> None:
+        place(work, model, f"{model}/{RERUN}", into=PRIMARY, tasks=SEVEN)
+        place(work, model, f"{model}/capability_T0_native_repaired_ctx1024_p-full", tasks=SEVEN)
+
+    return build(tmp_path_factory.mktemp("window"), config, records)
+
+
+def test_a_context_comparison_without_an_overflow_says_so(one_model_two_windows: Path) -> None:
+    facts, text, results = checked(one_model_two_windows)
+    assert facts.ran == {"capability", "context"} and len(facts.models) == 1
+    assert results.number("ctx.overflow.other.k") == 0 and not results.defined("ctx.overflow.was-turn-limit")
+    assert (
+        "no paired trial overflowed either\nwindow" in text
+        and "No pair overflowed the smaller window." in text
+    )
+    assert "\\section{Context window}" in text and "pairs over\n\\res{ctx.n.models} model;" in text
+    assert "We run one model of" in text
+
+
+@pytest.fixture(scope="module")
 def served_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two files, each behind a server of its own: capability suite, seven tasks."""
     small, large = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"
