@@ -43,9 +43,11 @@ rule table:
 
 
 rule appendix:
-    """The per-task table and example transcripts (from the protocol topic and the raw records)."""
+    """The per-task table and example transcripts (from the protocol topic, or without a protocol study the
+    capability topic, and the raw records)."""
     input:
         protocol=f"{PROCESSED}/protocol.json",
+        capability=f"{PROCESSED}/capability.json",
         trials=f"{PROCESSED}/trials.parquet",
         code=code_inputs("appendix"),
     output:
@@ -54,7 +56,8 @@ rule appendix:
     log:
         "logs/paper/appendix.log",
     shell:
-        "slmbench appendix --protocol {input.protocol:q} --trials {input.trials:q}"
+        "slmbench appendix --protocol {input.protocol:q} --capability {input.capability:q}"
+        " --trials {input.trials:q}"
         " --out-table {output.table:q} --out-transcripts {output.transcripts:q} > {log:q} 2>&1"
 
 

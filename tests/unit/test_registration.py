@@ -118,8 +118,9 @@ def test_a_backend_is_asked_for_its_facts_without_importing_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == (
-        "['slmbench.backends.base', 'slmbench.backends.llamacpp_backend', 'slmbench.backends.llamacpp_build', "
-        "'slmbench.backends.llamacpp_state', 'slmbench.backends.prefix_cache', 'slmbench.backends.settings']"
+        "['slmbench.backends.base', 'slmbench.backends.identity', 'slmbench.backends.llamacpp_backend', "
+        "'slmbench.backends.llamacpp_build', 'slmbench.backends.llamacpp_state', 'slmbench.backends.prefix_cache', "
+        "'slmbench.backends.settings']"
     )
 
 

@@ -45,16 +45,24 @@ def percent(value: float) -> str:
     return "n/a" if not math.isfinite(value) else f"{stable_float(100 * value):.1f}%"
 
 
-def top_phrase(top: str | None, gap: float, n_models: int) -> str:
+def top_phrase(top: str | None, gap: float, n_models: int, tied: int = 0, best: float = math.nan) -> str:
     """Which instruction-tuned model is ahead of all others: only one that leads the next best by two tasks or more
     and whose every pairwise test is significant (the caller passes None otherwise, with the best model's lead over
-    the next best as ``gap``). The sentence speaks of the best two only: lower models may be further behind."""
+    the next best as ``gap``); ``tied`` models share the best accuracy, ``best``. The sentence speaks of the best two
+    only: lower models may be further behind."""
     if n_models == 0:
         return "no instruction-tuned model was run"
     if n_models == 1:
         return "only one instruction-tuned model was run, so none can be ranked"
     if top is None:
         if math.isfinite(gap) and gap < 0.5:
+            if best == 0:
+                return f"{'neither' if n_models == 2 else 'no'} instruction-tuned model passed a task"
+            if tied == n_models:
+                every = "both" if n_models == 2 else f"all {count_word(n_models)}"
+                return f"no instruction-tuned model leads all others: {every} have the same accuracy"
+            if tied > 1:
+                return f"no instruction-tuned model leads all others: {count_word(tied)} share the top accuracy"
             return "no instruction-tuned model leads all others: the best share the top accuracy"
         if math.isfinite(gap) and gap < 1.5:
             return "no instruction-tuned model leads all others: the best two are one task apart"

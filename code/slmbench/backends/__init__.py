@@ -20,6 +20,7 @@ from slmbench.backends.base import (
     preflight,
     register_backend,
 )
+from slmbench.backends.identity import RunIdentity, run_identity, served_twins
 from slmbench.backends.settings import ModelEntry, WeightsSpec
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Message",
     "ModelEntry",
     "ModelReply",
+    "RunIdentity",
     "UnknownBackendError",
     "WeightsSpec",
     "backend_class",
@@ -41,4 +43,6 @@ __all__ = [
     "create_backend",
     "preflight",
     "register_backend",
+    "run_identity",
+    "served_twins",
 ]

@@ -91,6 +91,7 @@ class ScriptedBackend:
             "model_id": self.model_id,
             "n_ctx": self.n_ctx,
             "scripted_outputs": len(self._outputs),
+            "native_tools": self.supports_native_tools,
         }
 
     def reset(self) -> bool:

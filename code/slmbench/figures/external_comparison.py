@@ -21,22 +21,23 @@ PANELS: tuple[tuple[str, KeyOf, str], ...] = (
 )
 
 
-def _panel(ax: Axes, src: Source, y: KeyOf, ylabel: str) -> list[Study]:
-    """Both studies' model points of ``y`` against size; the studies drawn."""
-    drawn = []
+def _panel(ax: Axes, src: Source, y: KeyOf, ylabel: str) -> tuple[list[Study], bool]:
+    """Both studies' model points of ``y`` against size; the studies drawn, and whether a base model was."""
+    drawn, base = [], False
     for study in (OURS, REPRODUCED):
         points = model_points(src, study, study.models(src), Study.params, y, x_log=True)
         if points:
             scatter_points(ax, points, study.color)
             label_points(ax, points)
             drawn.append(study)
+            base = base or any(p.is_base for p in points)
     if drawn:
         log_axis(ax, "x")
         ax.margins(x=0.15)
         percent_axis(ax)
         ax.set_xlabel("parameters (billions, log scale)")
         ax.set_ylabel(ylabel)
-    return drawn
+    return drawn, base
 
 
 @figure(reads=("capability", "reliability", "external"))
@@ -45,8 +46,10 @@ def draw(src: Source) -> Figure:
     against ``cap.params.<m>`` / ``ext.params.<m>``."""
     fig, axes = panels(len(PANELS), ncols=1, height=3.2)  # one panel a row: room for 13 labels
     studies: set[str] = set()
+    base = False
     for ax, (title, y, ylabel) in zip(axes, PANELS, strict=True):
-        drawn = _panel(ax, src, y, ylabel)
+        drawn, with_base = _panel(ax, src, y, ylabel)
+        base = base or with_base
         if not drawn:
             no_data(ax, f"no {ylabel}")
         ax.set_title(title)
@@ -56,7 +59,10 @@ def draw(src: Source) -> Figure:
         for s in (OURS, REPRODUCED)
         if s.id in studies
     ]
-    handles.append(Line2D([], [], marker="s", ls="none", color=BASE_COLOR, mfc="white", label="base model"))
+    if base:  # the legend explains the base models' style only where one is drawn
+        handles.append(
+            Line2D([], [], marker="s", ls="none", color=BASE_COLOR, mfc="white", label="base model")
+        )
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), frameon=False)
     fig.suptitle("This study and the reproduced study")
     place_labels(fig)

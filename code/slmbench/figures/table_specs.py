@@ -22,7 +22,8 @@ class Column:
 @dataclass(frozen=True)
 class TableSpec:
     """A table: the topic it reads, the flag key that marks a row (``mark`` as a superscript: ``b`` for a base
-    model), its columns (a model is listed when it has any), and how the row labels are aligned."""
+    model), its columns (a model is listed when it has any), and how the row labels are aligned. What the caption
+    says of the mark is written ``[[...]]``: printed only where a row carries the mark."""
 
     topic: str
     base_key: str | None
@@ -54,8 +55,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Accuracy", "cap.acc.{m}"),
             Column("95\\% CI", "cap.acc.{m}", interval=True),
         ),
-        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. Base models (floor "
-        "controls) are marked \\textsuperscript{b}. The rows ``reference solutions'' and ``wrong solutions'' are "
+        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. [[Base models (floor "
+        "controls) are marked \\textsuperscript{b}. ]]The rows ``reference solutions'' and ``wrong solutions'' are "
         "the positive control: each task's reference solution, and its wrong one, driven through the same loop "
         "and checks by a scripted model.",
     ),
@@ -71,7 +72,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("95\\% CI", "rel.composite.{m}", interval=True),
         ),
         caption="Reliability dimensions per model in this study: pass rates per dimension and the composite "
-        "(mean of the four) with a bootstrap 95\\% interval. Base models are marked \\textsuperscript{b}.",
+        "(mean of the four) with a bootstrap 95\\% interval.[[ Base models are marked \\textsuperscript{b}.]]",
     ),
     "reliability_taxonomy": TableSpec(
         topic="reliability_taxonomy",
@@ -97,8 +98,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "against the share of reruns of an unchanged prompt that differ (Floor, the null control). Fault "
         "$\\Delta$: the pass rate under an injected fault minus the original prompt's, paired by task and "
         "repeat. Harm: trials in which the forbidden act was carried out; Compl.: trials whose refusal check "
-        "held. Intervals, counts and the unit of each $n$ are in the result keys. Base models are marked "
-        "\\textsuperscript{b}; the pooled row is over the instruction-tuned models.",
+        "held. Intervals, counts and the unit of each $n$ are in the result keys. [[Base models are marked "
+        "\\textsuperscript{b}; ]]the pooled row is over the instruction-tuned models.",
     ),
     "external": TableSpec(
         topic="external",
@@ -179,7 +180,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         ),
         caption="The same capability tasks in the study's primary scaffold and in the other one, paired task "
         "by task: accuracy in each with Wilson 95\\% intervals, the tasks only one of them passed, and the "
-        "exact McNemar $p$. Base models are marked \\textsuperscript{b}.",
+        "exact McNemar $p$.[[ Base models are marked \\textsuperscript{b}.]]",
     ),
     "context": TableSpec(
         topic="context",
@@ -192,8 +193,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         ),
         caption="The same capability tasks with each model's configured context window (Config.) and with a "
         "smaller one (Small), paired task by task: accuracy with Wilson 95\\% intervals, the exact McNemar "
-        "$p$, and the peak resident memory (MB) of the process under each window. Base models are marked "
-        "\\textsuperscript{b}.",
+        "$p$, and the peak resident memory (MB) of the process under each window.[[ Base models are marked "
+        "\\textsuperscript{b}.]]",
     ),
     "serving": TableSpec(
         topic="serving",
@@ -215,7 +216,20 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "$p$; the tool calls the "
         "in-process harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our "
         "parser reads in the server's raw generated text, those the server's parser dropped or changed (another "
-        "name or other arguments). Base models are marked \\textsuperscript{b}.",
+        "name or other arguments).[[ Base models are marked \\textsuperscript{b}.]]",
+    ),
+    "served_twins": TableSpec(
+        topic="serving",
+        base_key="twin.model.{m}.base",
+        columns=(
+            *_paired_columns("twin", "In-proc.", "Served"),
+            Column("Same outcome", "twin.model.{m}.n.same"),
+            Column("$p$", "twin.model.{m}.mcnemar.p"),
+        ),
+        caption="One weights file run by two models of this study, in-process by the first and behind a server by "
+        "the second (the records of both name the file's sha256), on the same tasks in the primary condition, "
+        "paired task by task: accuracy with Wilson 95\\% intervals, the pairs whose outcome is the same on both "
+        "sides and the exact McNemar $p$.[[ Base models are marked \\textsuperscript{b}.]]",
     ),
     "protocol": TableSpec(
         topic="protocol",

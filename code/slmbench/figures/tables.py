@@ -25,6 +25,8 @@ MISSING = "--"
 NO_INTERVAL = "no interval"
 # last key parts that are not models: rate suffixes (``X.lo``...) and pooled values (``X.mean``)
 NOT_MODELS = frozenset({"lo", "hi", "k", "n", "p", "mean"})
+MARK_NOTE = re.compile(r"\[\[(.*?)\]\]", re.S)
+"""What a caption says of the rows' mark (``[[...]]``), printed only where a row carries it."""
 
 
 class UnknownTableError(KeyError):
@@ -94,9 +96,23 @@ def _missing_note(spec: TableSpec, models: list[str], numbers: dict[str, dict[st
     )
 
 
+def _marked(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]]) -> bool:
+    """Whether row ``m`` carries the table's mark (its flag key says yes)."""
+    return (
+        bool(spec.base_key)
+        and str(numbers.get(str(spec.base_key).format(m=m), {}).get("text", "")).strip() == "yes"
+    )
+
+
+def caption(spec: TableSpec, models: list[str], numbers: dict[str, dict[str, Any]]) -> str:
+    """The spec's caption, with what it says of the mark only where a row carries it."""
+    marked = any(_marked(spec, m, numbers) for m in models)
+    return MARK_NOTE.sub(lambda match: match.group(1) if marked else "", spec.caption)
+
+
 def _row(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]], topic: dict[str, Any]) -> str:
     label = latex_escape(topic.get("labels", {}).get(m, m))
-    if spec.base_key and str(numbers.get(spec.base_key.format(m=m), {}).get("text", "")).strip() == "yes":
+    if _marked(spec, m, numbers):
         label += f"\\textsuperscript{{{spec.mark}}}"
     return " & ".join([label, *(_cell(c, m, numbers) for c in spec.columns)]) + " \\\\"
 
@@ -117,7 +133,7 @@ def render_table(name: str, topic: dict[str, Any]) -> str:
         "\\begin{table}[tbp]",
         "\\centering\\footnotesize",
         "\\setlength{\\tabcolsep}{4pt}",
-        f"\\caption{{{spec.caption}{_missing_note(spec, models, numbers)}}}",
+        f"\\caption{{{caption(spec, models, numbers)}{_missing_note(spec, models, numbers)}}}",
         f"\\label{{tab:{name}}}",
         FIT_WIDTH_BEGIN,
         "\\begin{tabular}{" + spec.label_align + "".join(c.align for c in spec.columns) + "}",

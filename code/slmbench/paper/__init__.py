@@ -1,7 +1,8 @@
 """The paper's text, rendered from the study that was run: its facts (configuration, plan and records), its result
 keys and templates whose every number, figure and section is checked against both."""
 
-from slmbench.paper.facts import PARTS, ModelFacts, Part, StudyFacts, study_facts
+from slmbench.paper.facts import PARTS, Part, StudyFacts, study_facts
+from slmbench.paper.model_facts import ModelFacts
 from slmbench.paper.render import Renderer, RenderError, names, tex, words
 from slmbench.paper.results import Results, UndefinedResultError
 from slmbench.paper.sections import FIGURE_PARTS, PLACES, SECTIONS, Section, render_paper

@@ -15,17 +15,20 @@ import pandas as pd
 from slmbench.analysis.numbers import slug
 from slmbench.conditions import LEGACY_NAME
 from slmbench.config import StudyConfig
+from slmbench.paper.model_facts import IDENTITY_FACT_COLUMNS, ModelFacts, model_facts, same_file, served_pairs
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import plan_shards
 from slmbench.run.roles import primary
-from slmbench.vocab import COMPARISON_KINDS, STUDY_ID
+from slmbench.tasks.loader import task_index
+from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID
 
 Part = Literal[
-    "capability", "reliability", "null_control", "scaffold", "context", "serving", "protocol", "legacy",
+    "capability", "reliability", "null_control", "scaffold", "context", "serving", "twins", "protocol", "legacy",
     "ablation", "rerun", "limits", "sweep", "eligibility", "external",
 ]  # fmt: skip
 """The parts of a study that its text can speak of: the two suites of the primary condition, the null control,
-the three comparisons, the protocol study's parts (its protocol's repeats, the legacy baseline, the ablations,
+the three comparisons, one file run in-process and served by two of the study's models (``twins``), the protocol
+study's parts (its protocol's repeats, the legacy baseline, the ablations,
 the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
 PARTS: tuple[Part, ...] = get_args(Part)
 COMPARISON_PARTS: tuple[Part, ...] = tuple(p for p in PARTS if p in COMPARISON_KINDS)
@@ -39,6 +42,7 @@ PART_TEXT: dict[Part, str] = {
     "scaffold": "the scaffold comparison",
     "context": "the context-window comparison",
     "serving": "the serving-stack comparison",
+    "twins": "the comparison of one file in-process and served",
     "protocol": "the protocol study",
     "legacy": "the legacy protocol baseline",
     "ablation": "the protocol ablations",
@@ -49,19 +53,6 @@ PART_TEXT: dict[Part, str] = {
     "external": "the reproduction of the published study",
 }
 """How the text names each part (in the sentence that says what was not run)."""
-
-
-@dataclass(frozen=True)
-class ModelFacts:
-    """One configured model: its name (the config's key, as tables print it), the key slug, size and kind."""
-
-    name: str
-    slug: str
-    params_b: float
-    instruct: bool
-    backend: str
-    pypi: bool
-    """Its weights come from PyPI packages (not a file of the user's own or a server)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +86,16 @@ class StudyFacts:
     """The protocol conditions the primary protocol switches on (``canonical_history``, ...)."""
     eligibility_tasks: tuple[str, ...] = ()
     """The side-tasks of the eligibility study (``tool_selection``: the key part is ``tool-selection``)."""
+    same_file: tuple[tuple[str, ...], ...] = ()
+    """Groups of models whose records name one file (one sha256)."""
+    served_pairs: tuple[tuple[str, str], ...] = ()
+    """(in-process model, served model) of one file, both with primary trials: compared task by task."""
+    dimensions: tuple[str, ...] = ()
+    """The reliability dimensions the primary trials cover (``vocab.DIMENSIONS`` order)."""
+    refusals: bool = False
+    """Whether a primary trial's task is judged on a refusal (its check has a ``refused`` criterion)."""
+    replayed: bool = False
+    """Whether a trial was judged on a replay of its calls (its record predates the stored end state)."""
 
     @property
     def instruct(self) -> tuple[ModelFacts, ...]:
@@ -110,6 +111,12 @@ class StudyFacts:
     def largest(self) -> ModelFacts:
         """The largest instruction-tuned model (the largest model if none is)."""
         return (self.instruct or self.models)[-1]
+
+    @property
+    def largest_alone(self) -> bool:
+        """Whether the largest instruction-tuned model is larger than every other (no other shares its size)."""
+        pool = self.instruct or self.models
+        return sum(m.params_b == self.largest.params_b for m in pool) == 1
 
     @property
     def cmp(self) -> str:
@@ -171,7 +178,15 @@ def _protocol_part(key: ShardKey, ablation: Iterable[str], t0: float) -> Part:
     return "protocol"
 
 
-FACT_COLUMNS = ("study", "model", "source_file", "cpu", "primary")
+def _primary(ours: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Which of ``ours`` are primary results: the role tidy decided, else decided here."""
+    if not len(ours):
+        return pd.Series(False, index=ours.index)
+    return ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
+
+
+FACT_COLUMNS = ("study", "model", "source_file", "cpu", "primary", "suite", "dimension", "task_id", "state_source",
+                *IDENTITY_FACT_COLUMNS)  # fmt: skip
 """The trials table's columns the facts read (``primary``: the role tidy decided; without it, decided here)."""
 
 
@@ -201,32 +216,28 @@ def study_facts(
         cpus[part] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
         recorded_models = set(ours.loc[chosen, "model"].astype(str))
         ran_models[part] = tuple(m for m in config.models if m in recorded_models)
+    firsts = ours[_primary(ours, config)]
     if len(ours):
-        chosen = ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
-        cpus["primary"] = tuple(sorted(ours.loc[chosen, "cpu"].dropna().astype(str).unique()))
+        cpus["primary"] = tuple(sorted(firsts["cpu"].dropna().astype(str).unique()))
     for flag, part in ((eligibility, "eligibility"), (external, "external")):
         planned.add(part)  # type: ignore[arg-type]
         if flag:
             ran.add(part)  # type: ignore[arg-type]
     if config.eligibility is None:
         planned.discard("eligibility")
-    models = sorted(
-        (
-            ModelFacts(
-                name=name,
-                slug=slug(name),
-                params_b=spec.params_b,
-                instruct=spec.instruct,
-                backend=spec.backend,
-                pypi=bool(spec.weights and spec.weights.packages),
-            )
-            for name, spec in config.models.items()
-        ),
-        key=lambda m: (m.params_b, m.name),
-    )
+    if not config.published_studies:
+        planned.discard("external")
+    models = model_facts(config, firsts)
+    with_trials = set(firsts["model"].astype(str))
+    pairs = served_pairs(m for m in models if m.name in with_trials)
+    if pairs:  # one file in-process and served by two of the study's models: compared task by task
+        planned.add("twins")
+        ran.add("twins")
+    dims = set(firsts["dimension"].dropna().astype(str)) if "dimension" in firsts else set()
+    ran_tasks = set(firsts["task_id"].astype(str)) if "task_id" in firsts else set()
     sc, cc, sv = config.scaffold_comparison, config.context_comparison, config.serving_comparison
     return StudyFacts(
-        models=tuple(models),
+        models=models,
         suites=tuple(config.suites),
         protocol=config.protocol,
         scaffold=config.scaffold,
@@ -246,4 +257,11 @@ def study_facts(
         reruns=tuple(slug(r) for r in config.protocol_study.reruns) if config.protocol_study else (),
         conditions=tuple(n for n, on in config.conditions(config.protocol).as_dict().items() if on),
         eligibility_tasks=tuple(config.eligibility.tasks) if config.eligibility else (),
+        same_file=same_file(models),
+        served_pairs=pairs,
+        dimensions=tuple(d for d in DIMENSIONS if d in dims),
+        refusals=any(
+            c.kind == "refused" for t in ran_tasks if t in task_index() for c in task_index()[t].check
+        ),
+        replayed="state_source" in ours and bool((ours["state_source"].astype(str) == "replay").any()),
     )

@@ -125,6 +125,7 @@ class Renderer:
                 "names": names,
                 "part_text": lambda p: PART_TEXT[p],
                 "at_least": self.at_least,
+                "above": self.above,
                 "with_key": self.with_key,
             }
         )
@@ -160,6 +161,12 @@ class Renderer:
         """The models whose key ``<prefix>.<slug>`` is defined and at least ``threshold`` (percentages as printed)."""
         return [
             m for m in self.with_key(models, prefix) if self.results.number(f"{prefix}.{m.slug}") >= threshold
+        ]
+
+    def above(self, models: Iterable[Any], prefix: str, threshold: float = 0) -> list[Any]:
+        """The models whose key ``<prefix>.<slug>`` is defined and above ``threshold`` (percentages as printed)."""
+        return [
+            m for m in self.with_key(models, prefix) if self.results.number(f"{prefix}.{m.slug}") > threshold
         ]
 
     @staticmethod

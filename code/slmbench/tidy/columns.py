@@ -43,6 +43,9 @@ TRIAL_COLUMNS = [
 SERVED_COLUMNS = ["server", "server_calls", "raw_calls", "calls_changed", "calls_dropped", "calls_added"]
 """A serving-comparison trial's server (missing for every other trial) and its calls as the server returned them
 against our reading of its raw text (``slmbench.harness.served``)."""
+IDENTITY_COLUMNS = ["backend", "file_sha256", "native_tools", "served_by", "server_build", "endpoint",
+                    "quantisation", "concurrency"]  # fmt: skip
+"""What each trial's fingerprint says ran it (``backends.identity.RunIdentity``): the paper states it per model."""
 # Columns only raw records have (a published study's table leaves them empty); ``imported_from`` names the format a
 # record of an imported study came from (``inspect``), and is missing for our own trials.
 RECORD_COLUMNS = [
@@ -71,6 +74,7 @@ RECORD_COLUMNS = [
     "first_request_sha256",
     "first_reply_sha256",
     *SERVED_COLUMNS,
+    *IDENTITY_COLUMNS,
     "imported_from",
 ]
 LARGE_TEXT_COLUMNS = ("answer", "transcript_sha256", "first_request_sha256", "first_reply_sha256")
@@ -101,7 +105,8 @@ million trials ``criteria`` alone was 476 MB of the 1.1 GB table, copied twice b
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id", "cpu", "build", "rerun", "perturbation", "server", "imported_from")  # fmt: skip
+                    "task_id", "cpu", "build", "rerun", "perturbation", "server", "imported_from", "backend",
+                    "file_sha256", "served_by", "server_build", "endpoint", "quantisation")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
 EVENT_COLUMNS = [

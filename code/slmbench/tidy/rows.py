@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from dataclasses import asdict
 from typing import Any
 
+from slmbench.backends import run_identity
 from slmbench.harness.served import trial_calls
 from slmbench.records import schema as rec
 from slmbench.records.fingerprint import build_of
@@ -89,6 +91,7 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "perturbation": settings.get("perturbation"),
         **first_exchange(record),
         **served_calls(record),
+        **asdict(run_identity(record.fingerprint, settings)),
         "imported_from": (imported_from(record) or {}).get("format"),
     }
 

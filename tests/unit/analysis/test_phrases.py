@@ -15,6 +15,11 @@ from slmbench.analysis import phrases as ph
         ((None, math.nan, 0), "no instruction-tuned model was run"),
         (("m", math.nan, 1), "only one instruction-tuned model was run, so none can be ranked"),
         ((None, 0.0, 3), "no instruction-tuned model leads all others: the best share the top accuracy"),
+        ((None, 0.0, 2, 2, 0.0), "neither instruction-tuned model passed a task"),
+        ((None, 0.0, 3, 3, 0.0), "no instruction-tuned model passed a task"),
+        ((None, 0.0, 2, 2, 0.4), "no instruction-tuned model leads all others: both have the same accuracy"),
+        ((None, 0.0, 3, 3, 0.4), "no instruction-tuned model leads all others: all three have the same accuracy"),
+        ((None, 0.0, 4, 2, 0.4), "no instruction-tuned model leads all others: two share the top accuracy"),
         ((None, 1.0, 3), "no instruction-tuned model leads all others: the best two are one task apart"),
         (
             (None, 2.0, 3),

@@ -54,3 +54,32 @@ def test_examples_are_the_trials_the_protocol_topic_picked_in_its_order() -> Non
     ]
     with pytest.raises(click.ClickException, match="lacks"):
         pick_examples([{**picked[0], "trial_id": "z"}], trials)
+
+
+def test_without_a_protocol_study_the_table_lists_the_primary_runs_passes():
+    from slmbench.figures.appendix import primary_per_task_table
+
+    rows = [
+        {"task_id": "SCH-1", "model": "served", "passed": 0, "runs": 1},
+        {"task_id": "COD-1", "model": "gguf", "passed": 1, "runs": 1},
+    ]
+    tex = primary_per_task_table(rows)
+    assert tex.index("COD-1 &") < tex.index("SCH-1 &") and "Task & gguf & served \\\\" in tex
+    assert "COD-1 & 1/1 & -- \\\\" in tex and "SCH-1 & -- & 0/1 \\\\" in tex
+    assert "legacy" not in tex and "\\label{tab:per_task}" in tex
+
+
+def test_the_primary_runs_examples_have_their_titles() -> None:
+    import pandas as pd
+
+    from slmbench.figures.appendix import pick_examples
+
+    trials = pd.DataFrame({"trial_id": ["a", "b"], "task_id": ["T1", "T2"]})
+    picked = pick_examples(
+        [
+            {"model": "m", "task_id": "T2", "kind": "failed", "trial_id": "b"},
+            {"model": "m", "task_id": "T1", "kind": "passed", "trial_id": "a"},
+        ],  # fmt: skip
+        trials,
+    )
+    assert [title for title, _ in picked] == ["m, T2, primary run (failed)", "m, T1, primary run (passed)"]

@@ -25,3 +25,18 @@ def test_every_other_figure_draws_this_study_only(name: str) -> None:
     src = Source(topic_docs())
     plt.close(figure.get(name)(src))
     assert not [k for k in src.plotted if k.startswith("ext.")], name
+
+
+def _legend(docs: dict) -> list[str]:  # type: ignore[type-arg]
+    fig = figure.get("external_comparison")(Source(docs))
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    plt.close(fig)
+    return labels
+
+
+def test_the_legend_explains_the_base_models_style_only_where_one_is_drawn() -> None:
+    docs = topic_docs()
+    assert "base model" in _legend(docs)
+    for row in docs["capability"]["tables"]["models"]:
+        row["is_base"] = False  # a study without a base model
+    assert "base model" not in _legend(docs)

@@ -64,3 +64,16 @@ def test_an_undefined_cell_prints_a_dash_that_the_caption_explains() -> None:
     full = {k: "0.125" if k.endswith(".p") else "1" for k in keys}
     tex = render_table("protocol", {"topic": "protocol", "numbers": [_num(k, t) for k, t in full.items()]})
     assert "no value" not in tex and "0.125" in tex
+
+
+def test_a_caption_speaks_of_the_base_mark_only_where_a_row_carries_it() -> None:
+    numbers = [_num("cap.acc.a", "1.0\\%"), _num("cap.acc.b", "2.0\\%"), _num("cap.base.a", "no")]
+    topic = {"topic": "capability", "numbers": numbers}
+    plain = render_table("capability", {**topic, "numbers": [*numbers, _num("cap.base.b", "no")]})
+    marked = render_table("capability", {**topic, "numbers": [*numbers, _num("cap.base.b", "yes")]})
+    assert "marked" not in plain and "textsuperscript{b}" not in plain and "[[" not in plain
+    assert "Base models (floor controls) are marked \\textsuperscript{b}. The rows" in marked
+    assert "b\\textsuperscript{b} &" in marked and "[[" not in marked
+    for name, spec in TABLES.items():  # every caption's word on a mark is the part that can be left out
+        caption = getattr(spec, "caption", "")
+        assert "marked" not in caption.replace("[[", "\0").split("\0", 1)[0], name

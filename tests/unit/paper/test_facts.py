@@ -74,6 +74,11 @@ def test_a_study_without_comparisons_plans_none() -> None:
     facts = study_facts(config, pd.DataFrame([trial("smollm2-135m", "capability_T0_native_repaired_p-full")]))
     assert facts.planned == {"capability", "external"} and facts.ran == {"capability"}
     assert facts.not_run == ("external",)
+    data["published_studies"] = []  # absent: not planned, so the text says nothing of it
+    facts = study_facts(
+        parse_config(data), pd.DataFrame([trial("smollm2-135m", "capability_T0_native_repaired_p-full")])
+    )
+    assert facts.planned == {"capability"} and facts.not_run == ()
     with pytest.raises(KeyError, match="unknown part"):
         facts.has("protocols")  # type: ignore[arg-type]
 

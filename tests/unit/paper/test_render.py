@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from slmbench.paper.facts import ModelFacts, StudyFacts
+from slmbench.paper.facts import StudyFacts
+from slmbench.paper.model_facts import ModelFacts
 from slmbench.paper.render import Renderer, RenderError, names, tex, words
 from slmbench.paper.results import Results, UndefinedResultError
 
@@ -63,9 +64,11 @@ def test_models_and_results_come_from_the_study(tmp_path: Path) -> None:
         "((( m.name|tex ))) ((( res('cap.acc.' ~ m.slug) )))\n"
         "%% endfor\n"
         "((( facts.models|at_least('fail.share.x', 50)|map(attribute='name')|names )))\n"
+        "((( facts.models|above('cap.acc')|map(attribute='name')|names )))"
+        "((( facts.models|above('cap.acc', 3.2)|length )))\n"
     )
     out = renderer(tmp_path, template).render("t.tex.j2")
-    assert out == "smollm2-135m \\res{cap.acc.smollm2-135m}\nsmollm2-135m\n"
+    assert out == "smollm2-135m \\res{cap.acc.smollm2-135m}\nsmollm2-135m\nsmollm2-135m0\n"
 
 
 def test_an_undefined_result_fails_the_render(tmp_path: Path) -> None:

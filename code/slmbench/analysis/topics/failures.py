@@ -50,6 +50,11 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nb.count("fail.n.models", fails["model"].nunique(), prov),
         nb.count("fail.n-changed", changed, prov),
     ]
+    for suite, part in df.groupby(
+        df["suite"].astype(str), sort=True
+    ):  # what the trials are: each suite's share
+        sprov = nb.provenance("len", {**base_sel, "suite": suite}, f"{suite} trials of our study")
+        res.numbers.append(nb.count(f"fail.n.trials.{nb.slug(suite)}", len(part), sprov))
     harm = df["harm"].fillna(False).astype(bool) if "harm" in df else pd.Series(False, index=df.index)
     hprov = nb.provenance(
         "sum", {**base_sel, "harm": True}, "trials in which a forbidden act was carried out"

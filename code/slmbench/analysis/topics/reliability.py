@@ -53,6 +53,28 @@ def dimension_selection(sel: Selection, dim: str) -> Selection:
     return {**out, "variant": exclude(ORIGINAL_VARIANT)} if dim in VARIANT_DIMENSIONS else out
 
 
+def _null_model(
+    model: str, null_sc: pd.DataFrame, base_sel: Selection, trials: pd.DataFrame, alpha: float
+) -> list[Number]:
+    """One model's null control: the flip rate of its first two runs of a prompt, and how often transcripts
+    differ."""
+    mnull = null_sc[null_sc["model"].astype(str) == model]
+    nsel = {
+        **base_sel,
+        **SCORED,
+        "suite": ["null_control", "capability"],
+        "model": model,
+        "variant": "original",
+    }
+    s = nb.slug(model)
+    out = flip_numbers(
+        f"rel.null.flip-rate.{s}", repeat_pairs(mnull), selection_for(trials, paired_runs(mnull), nsel), alpha
+    )
+    return out + _divergence(
+        f"rel.null.divergence.{s}", mnull, selection_for(trials, paired_runs(mnull, every=True), nsel), alpha
+    )
+
+
 def composite(m: pd.DataFrame) -> float:
     """Mean of the four dimension pass rates (``nan`` if a dimension has no rows)."""
     scored_only = m[["dimension", "variant", "passed"]]  # copies of three columns, not of every one
@@ -76,6 +98,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res.numbers += [
         nb.count("rel.n.models", df["model"].nunique(), prov),
         nb.count("rel.n.trials", len(df), prov),
+        nb.count("rel.n.tasks", df["task_id"].nunique(), prov),
         nb.count("rel.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
     ]
     res.numbers += run_machine("rel.set", df, sel, "primary reliability trials")
@@ -86,7 +109,6 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     k = int(runs.min()) if len(runs) else 0
     res.numbers.append(nb.count("rel.cons.k", k, nb.provenance("min", sel, "fewest repeats of any task")))
     rows: list[dict[str, Any]] = []
-    null_pairs: list[tuple[bool, bool]] = []
     for model in info.index:
         m = sc[sc["model"] == model]
         s = nb.slug(model)
@@ -113,25 +135,6 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         res.numbers += flip_numbers(
             f"rel.cons.flip-rate.{s}", pairs, selection_for(trials, paired_runs(cons), csel), alpha
         )
-        mnull = null_sc[null_sc["model"] == model]
-        pairs = repeat_pairs(mnull)
-        null_pairs += pairs
-        nsel = {
-            **base_sel,
-            **SCORED,
-            "suite": ["null_control", "capability"],
-            "model": model,
-            "variant": "original",
-        }
-        res.numbers += flip_numbers(
-            f"rel.null.flip-rate.{s}", pairs, selection_for(trials, paired_runs(mnull), nsel), alpha
-        )
-        res.numbers += _divergence(
-            f"rel.null.divergence.{s}",
-            mnull,
-            selection_for(trials, paired_runs(mnull, every=True), nsel),
-            alpha,
-        )
         res.numbers += _robustness(
             m[m["dimension"] == "robustness"], s, {**msel, "dimension": "robustness"}, trials, alpha
         )
@@ -152,9 +155,13 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         )
         res.numbers += nb.rate_numbers(f"rel.pooled.{s}", r, prov, counts=False)
         rows.append(row)
+    for model in sorted(
+        set(info.index) | set(null_sc["model"].astype(str))
+    ):  # the null control may run alone
+        res.numbers += _null_model(model, null_sc, base_sel, trials, alpha)
     nsel = {**base_sel, **SCORED, "suite": ["null_control", "capability"], "variant": "original"}
     res.numbers += flip_numbers(
-        "rel.null.flip-rate", null_pairs, selection_for(trials, paired_runs(null_sc), nsel), alpha
+        "rel.null.flip-rate", repeat_pairs(null_sc), selection_for(trials, paired_runs(null_sc), nsel), alpha
     )
     res.numbers += _divergence(
         "rel.null.divergence", null_sc, selection_for(trials, paired_runs(null_sc, every=True), nsel), alpha

@@ -1,5 +1,6 @@
 """Topic ``serving``: the same GGUF files in-process and behind a server that applies its own chat template and
-tool-call parser, paired task by task (the serving stack as a measured factor).
+tool-call parser, paired task by task (the serving stack as a measured factor); and one file run by two models of
+the study, one in-process and one served (``common.twins``: keys ``twin.*``).
 
 The served trials are the shards the plan ran for this comparison (config.yaml's ``serving_comparison``: the
 primary protocol at the lowest temperature); each pairs with the in-process trial of the same model, task,
@@ -24,6 +25,7 @@ from slmbench.analysis.paired import Role, Sides, comparison
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.common import primary_rows
+from slmbench.analysis.topics.common.twins import twin_comparison
 from slmbench.vocab import STUDY_ID
 
 STUDY = STUDY_ID
@@ -141,7 +143,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     """Paired accuracy in-process and served, per model and pooled, and the calls the server's parser dropped
     or changed."""
     p = with_defaults(params)
-    other, server = other_rows(trials, primary_rows(trials, STUDY)[0])
+    ours = primary_rows(trials, STUDY)[0]
+    other, server = other_rows(trials, ours)
     primary, psel = in_process_rows(trials, other)
     names = (IN_PROCESS, server or "server")
     sides = Sides(trials, psel, {"study": STUDY, "comparison": COMPARISON, "server": server})
@@ -158,4 +161,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
             f"srv.model.{nb.slug(model)}.calls", calls[mine], sides, pairs[mine], p["alpha"]
         )
     res.tables["calls"] = [{str(k): v for k, v in row.items()} for row in calls.to_dict(orient="records")]
+    twins = twin_comparison(trials, ours[~ours["model"].isin(set(other["model"]))], p)
+    res.numbers += twins.numbers
+    res.tables.update(twins.tables)
+    res.labels.update(twins.labels)
     return res

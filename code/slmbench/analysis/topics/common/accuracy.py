@@ -42,6 +42,13 @@ def top_model(
     return (first if gap >= min_gap - 1e-9 else None), gap
 
 
+def _tied(counts: dict[str, tuple[float, int]], exclude: set[str]) -> tuple[int, float]:
+    """How many models share the best accuracy, and that accuracy (models in ``exclude`` aside)."""
+    rates = [k / n for m, (k, n) in counts.items() if n > 0 and m not in exclude]
+    best = max(rates, default=math.nan)
+    return sum(r == best for r in rates), best
+
+
 def _mean_model_acc(draw: Draw) -> float:
     """Mean of the drawn models' accuracies (column ``acc``)."""
     return finite_mean(draw["acc"])
@@ -135,7 +142,9 @@ def accuracy_block(
     out += [
         nb.text(f"{prefix}.top", top or "none", tprov),
         nb.stat(f"{prefix}.top.gap", gap, tprov, digits=0),
-        nb.text(f"{prefix}.phrase.top", phrases.top_phrase(top, gap, len(instruct)), tprov),
+        nb.text(
+            f"{prefix}.phrase.top", phrases.top_phrase(top, gap, len(instruct), *_tied(counts, base)), tprov
+        ),
     ]
     acc = {m: float(s.mean()) for m, s in instruct.items() if len(s)}
     sizes = info["params_b"].astype(float).apply(math.log10)
