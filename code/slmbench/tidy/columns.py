@@ -92,8 +92,6 @@ AUDIT_COLUMNS = (
     "derived_from_rate",
     "seed",
     "partial",
-    "answer_channel",
-    "n_stuck",
     "turns",
 )
 """Columns kept to audit a trial (where its record is, how it was judged); no statistic reads them, so the
