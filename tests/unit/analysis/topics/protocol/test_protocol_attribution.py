@@ -37,7 +37,9 @@ def test_the_gains_are_read_by_what_the_passing_trial_used() -> None:
     df.loc[legacy & df["task_id"].isin(["T2", "T3"]), "stop_reason"] = "max_turns"
     res = get_topic("protocol")(df, None, {"bootstrap_seed": 1, "n_boot": 20})
     numbers = {n.key: n for n in res.numbers}
-    got = {k: numbers[f"proto.mech.all.{k}"].value for k in ("n", "answer-tool", "closing-turn", "stuck", "text")}
+    got = {
+        k: numbers[f"proto.mech.all.{k}"].value for k in ("n", "answer-tool", "closing-turn", "stuck", "text")
+    }
     assert got == {"n": 3, "answer-tool": 2, "closing-turn": 1, "stuck": 1, "text": 0}
     assert numbers["proto.mech.all.legacy-turn-limit"].value == 2
     assert numbers["proto.mech.qa.n"].value == 3 and "proto.mech.qb.n" not in numbers  # qb is the base model
