@@ -273,22 +273,12 @@ def predict(
 ) -> list[BaselinePrediction]:
     """The baseline's predictions for every item of ``task`` (both splits; the analysis picks the split), with
     each item's family and, given the task's ``rubric``, how it quotes the item."""
-    return [
-        replace(
-            p,
-            family=family(item),
-            quoted=None if rubric is None else quoted(item, rubric),
-            **_cue(item),
-        )
-        for p, item in zip(_predict(task, items, split), items, strict=True)
-    ]
-
-
-def _cue(item: Item) -> dict[str, str | None]:
-    if not isinstance(item, MemoryItem):
-        return {}
-    cue, rule = ack_rule(item)
-    return {"cue": cue, "cue_rule": rule}
+    out = []
+    for p, item in zip(_predict(task, items, split), items, strict=True):
+        cue, rule = ack_rule(item) if isinstance(item, MemoryItem) else (None, None)
+        how = None if rubric is None else quoted(item, rubric)
+        out.append(replace(p, family=family(item), quoted=how, cue=cue, cue_rule=rule))
+    return out
 
 
 def _predict(
