@@ -188,6 +188,7 @@ def baselines(config_path: Path, data_dir: Path, bfcl_dir: Path, out: Path) -> N
     from slmbench.config import load_config
     from slmbench.eligibility.baselines import (
         ACK_CUE_NAME,
+        ACK_CUES,
         BASELINE_NAMES,
         SCHEMA_VERSION,
         accuracy_on_test,
@@ -204,7 +205,7 @@ def baselines(config_path: Path, data_dir: Path, bfcl_dir: Path, out: Path) -> N
         k, n = accuracy_on_test(preds)
         doc["tasks"][task] = {"baseline": BASELINE_NAMES[task], "items": [p.to_dict() for p in preds]}
         if any(p.cue is not None for p in preds):
-            doc["tasks"][task]["cue"] = ACK_CUE_NAME
+            doc["tasks"][task].update(cue=ACK_CUE_NAME, cue_phrases=list(ACK_CUES))
         click.echo(f"{task}: {BASELINE_NAMES[task]} {k}/{n} correct on the test split")
     write_atomic(out, dump_json(doc))
     click.echo(f"wrote {out}")

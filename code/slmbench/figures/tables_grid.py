@@ -183,4 +183,43 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         "Benjamini--Hochberg across the cascades) and whether it is BM25 exactly (the model asked on no item, or "
         "answering as BM25 wherever asked). The first row is BM25 alone.",
     ),
+    "eligibility_subsets": GridTableSpec(
+        topic="eligibility",
+        table="configs",
+        tasks=_TASK_HEADERS,
+        columns=(
+            GridColumn("All", ".acc", mark=".eligible"),
+            GridColumn("Unq.", ".unquoted.acc", mark=".unquoted.eligible"),
+            GridColumn("Fam.", ".family.acc", mark=".family.eligible"),
+        ),
+        baseline=("elig.{t}.baseline.acc", "elig.{t}.baseline.unquoted.acc", "elig.{t}.baseline.family.acc"),
+        caption="Test accuracy per configuration and task on three sets of test items: all of them; the items "
+        "the task's labelling rubric does not quote, verbatim or in part (Unq.); and one item per family, a base "
+        "command and its rewrites counting once (Fam.). A dagger: eligible on that set (the Wilson lower bound "
+        "above the baseline's accuracy on the same items). The first row is the baseline. Unit: test items; "
+        "$n$ per set: \\res{elig.phrase.subsets-n}.",
+    ),
+    "eligibility_positions": GridTableSpec(
+        topic="eligibility",
+        table="positions",
+        tasks=(("reranking", "Reranking"),),
+        columns=(
+            GridColumn("Acc.", ".acc"),
+            GridColumn("Mode", ".pos.mode"),
+            GridColumn("Share", ".pos.mode-share"),
+            GridColumn("Const.", ".pos.constant.acc"),
+            GridColumn("$\\kappa$", ".pos.kappa"),
+            GridColumn("Debiased", ".pos.debiased.acc", mark=".pos.debiased.eligible"),
+            GridColumn("Its mode", ".pos.debiased.mode"),
+            GridColumn("Share", ".pos.debiased.mode-share"),
+        ),
+        baseline=("elig.{t}.baseline.acc", "", "", "", "", "", "", ""),
+        caption="Reranking answers by position, on the \\res{elig.reranking.n.test} test items (unit: test "
+        "items): accuracy@1; the turn number the configuration answers most often (Mode) and the share of its "
+        "answers that go to it; the accuracy of always answering that turn number (Const.); Cohen's $\\kappa$ "
+        "of the answers against the relevant turns (0: no better than the position habit); and the answers "
+        "re-decided from the recorded candidate scores with the position prior of the calibration split divided "
+        "out: their accuracy (a dagger: eligible against BM25), most frequent turn number and its share. The "
+        "first row is BM25.",
+    ),
 }

@@ -8,6 +8,7 @@ from tests.fixtures.eligibility import RUBRICS, data_dir
 
 from slmbench.cli import main
 from slmbench.eligibility.baselines import (
+    ACK_CUES,
     DENY_PATTERNS,
     ack_rule,
     approve_rule,
@@ -251,5 +252,6 @@ def test_baselines_cli_records_the_cue_and_item_facts(tmp_path: Path) -> None:
         doc["tasks"]["memory_write"]["cue"] == "acknowledgement cue"
         and "cue" not in doc["tasks"]["reranking"]
     )
+    assert doc["tasks"]["memory_write"]["cue_phrases"] == list(ACK_CUES)
     rows = {r["id"]: r for r in doc["tasks"]["command_approval"]["items"]}
     assert rows["ca-5"]["family"] == "ca-2" and rows["ca-7"]["quoted"] == "part"

@@ -75,8 +75,8 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
             task_rows.append(row)
     cues = cue_tasks(baselines)
     for cue_task in cues:
-        cue_name = (inputs.baselines or {})["tasks"][cue_task]["cue"]
-        res.numbers += cue_numbers(cue_task, baselines, cue_name, alpha)
+        part = (inputs.baselines or {})["tasks"][cue_task]
+        res.numbers += cue_numbers(cue_task, baselines, part["cue"], part.get("cue_phrases", []), alpha)
     indexed = index_runs(inputs.runs, base)
     runs = runs_of(answer_table(indexed, base), indexed)
     table, sources, positions = [], [], []

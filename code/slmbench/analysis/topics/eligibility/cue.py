@@ -30,13 +30,19 @@ def cue_tasks(baselines: pd.DataFrame) -> list[str]:
     return sorted({str(t) for t in baselines.loc[baselines["cue_prediction"].notna(), "task"]})
 
 
-def cue_numbers(task: str, baselines: pd.DataFrame, name: str, alpha: float) -> list[Number]:
-    """The cue's accuracy (test, and all items), coverage and precision, and its paired test against the task's
-    keyword rule on the test items."""
+def cue_numbers(
+    task: str, baselines: pd.DataFrame, name: str, phrases: Sequence[str], alpha: float
+) -> list[Number]:
+    """The cue's name and phrases (as the baselines' document records them), its accuracy (test, and all items),
+    coverage and precision, and its paired test against the task's keyword rule on the test items."""
     t = task_slug(task)
     items = Selected.of(baselines, {"study": STUDY, "task": task})
     test = items.where({"split": "test"})
-    out: list[Number] = [nb.text(f"elig.{t}.cue.name", name, provenance("baselines", items.selection, name))]
+    nprov = provenance("baselines", items.selection, name)
+    out: list[Number] = [
+        nb.text(f"elig.{t}.cue.name", name, nprov),
+        nb.text(f"elig.{t}.cue.phrases", ", ".join(f"``{p}''" for p in phrases), nprov),
+    ]
     for key, part, what in (
         (f"elig.{t}.cue.acc", test, "test items"),
         (f"elig.{t}.cue.acc-all", items, "items"),

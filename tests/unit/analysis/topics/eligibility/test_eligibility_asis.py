@@ -78,7 +78,9 @@ def _memory() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         for r in rows
     ]
     doc = copy.deepcopy(synthetic_baselines())
-    doc["tasks"]["memory_write"] = {"baseline": "keyword rule", "cue": "acknowledgement cue", "items": rows}
+    doc["tasks"]["memory_write"] = {
+        "baseline": "keyword rule", "cue": "acknowledgement cue", "cue_phrases": ["noted", "i'll"], "items": rows,
+    }  # fmt: skip
     runs = [*synthetic_runs(), {"file": "mw", "header": header("memory_write", "m-a"), "items": run}]
     return runs, doc
 
@@ -87,7 +89,7 @@ def test_the_acknowledgement_cue() -> None:
     runs, doc = _memory()
     n, _ = study_numbers(runs, doc)
     t = "elig.memory-write"
-    assert n[f"{t}.cue.name"] == "acknowledgement cue"
+    assert n[f"{t}.cue.name"] == "acknowledgement cue" and n[f"{t}.cue.phrases"] == "``noted'', ``i'll''"
     assert (n[f"{t}.cue.acc.k"], n[f"{t}.cue.acc.n"]) == (3, 4)
     assert (n[f"{t}.cue.acc-all.k"], n[f"{t}.cue.acc-all.n"]) == (5, 6)
     assert (n[f"{t}.cue.coverage.k"], n[f"{t}.cue.coverage.n"]) == (4, 6)
