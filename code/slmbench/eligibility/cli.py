@@ -194,10 +194,14 @@ def baselines(config_path: Path, data_dir: Path, bfcl_dir: Path, out: Path) -> N
         accuracy_on_test,
         predict,
     )
+    from slmbench.eligibility.quoting import MIN_PART_WORDS
     from slmbench.records.atomic import dump_json, write_atomic
 
     seed = load_config(config_path).split_seed()
-    doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "split_seed": seed, "tasks": {}}
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "split_seed": seed, "quoting": {"min_part_words": MIN_PART_WORDS},
+        "tasks": {},
+    }  # fmt: skip
     for task in ELIGIBILITY_TASKS:
         items, split = _items(task, data_dir, bfcl_dir, seed)
         rubric = (data_dir / task / "rubric.md").read_text(encoding="utf-8")

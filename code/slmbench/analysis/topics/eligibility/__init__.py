@@ -112,7 +112,7 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
     res.numbers += best_per_task(table)
     res.numbers += coverage(list(indexed), p.get("planned_runs"))
     res.numbers += kappa_numbers(inputs.independent)
-    res.numbers += subset_summary(table, baselines)
+    res.numbers += subset_summary(table, baselines, (inputs.baselines or {}).get("quoting"))
     res.numbers += cue_summary(cues, table)
     res.numbers += positions_summary(positions)
     res.tables["tasks"] = task_rows

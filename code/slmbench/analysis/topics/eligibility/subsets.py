@@ -82,9 +82,12 @@ def _phrase(task: str, n_all: int, n_unquoted: int, n_family: int) -> str:
     return f"{task.replace('_', ' ')}: {n_all} test items, {n_unquoted} of them unquoted, {n_family} families"
 
 
-def subset_summary(rows: Sequence[dict[str, Any]], baselines: pd.DataFrame) -> list[Number]:
-    """Over the configuration-task pairs: how many are eligible on each subset, and the phrase naming each
-    task's n (test items, unquoted test items, families with a test item)."""
+def subset_summary(
+    rows: Sequence[dict[str, Any]], baselines: pd.DataFrame, quoting: dict[str, Any] | None = None
+) -> list[Number]:
+    """Over the configuration-task pairs: how many are eligible on each subset, the phrase naming each task's n
+    (test items, unquoted test items, families with a test item), and the fewest words of a quoted fragment
+    (``quoting``: the baselines' document's record of the rule, when it has one)."""
     prov = provenance(TOPIC, {"study": STUDY}, "counts over configuration-task pairs, per subset")
     out = [
         nb.count(f"elig.n.eligible.{name}", sum(bool(r.get(f"{name}_eligible")) for r in rows), prov)
@@ -98,4 +101,7 @@ def subset_summary(rows: Sequence[dict[str, Any]], baselines: pd.DataFrame) -> l
             parts.append(_phrase(task, len(test), unquoted, int(test["family_rep"].sum())))
     pprov = provenance(TOPIC, {"study": STUDY, "split": "test"}, "test items per subset and task")
     out.append(nb.text("elig.phrase.subsets-n", "; ".join(parts) or "no items", pprov))
+    if quoting and "min_part_words" in quoting:
+        qprov = provenance("baselines", {"study": STUDY}, "the quoting rule the baselines recorded")
+        out.append(nb.count("elig.quoted.min-part-words", int(quoting["min_part_words"]), qprov))
     return out
