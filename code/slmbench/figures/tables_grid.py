@@ -19,6 +19,9 @@ MISSING = "--"
 _QUANT_RANK: dict[str, int] = {q: i for i, q in enumerate((SHIPPED, *reversed(REQUANT_TYPES)))}
 _PROMPT_RANK: dict[str, int] = {p: i for i, p in enumerate(PROMPT_STYLES)}
 
+RERANK_MAX_TURNS = 12
+"""The most turns a reranking item has (its data card): the columns of the position-count table."""
+
 FIT_WIDTH_BEGIN = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%"
 """Opens a box that shrinks what it holds to the text width when it is wider (graphicx), and leaves it else."""
 FIT_WIDTH_END = "}"
@@ -45,6 +48,7 @@ class GridTableSpec:
     columns: tuple[GridColumn, ...]
     caption: str
     baseline: tuple[str, ...] = ()  # per column, a key template with {t} (task slug) for the first row, or ""
+    baseline_label: str = "Baseline"  # what the first row is
 
 
 def _cell(numbers: dict[str, dict[str, Any]], key: str, col: GridColumn) -> str:
@@ -106,7 +110,7 @@ def render_grid(name: str, spec: GridTableSpec, topic: dict[str, Any]) -> str:
             t = task.replace("_", "-")
             for col, tmpl in zip(spec.columns, spec.baseline, strict=True):
                 cells.append(_cell(numbers, tmpl.format(t=t), col) if tmpl else "")
-        lines += ["Baseline & & & " + " & ".join(cells) + " \\\\", "\\midrule"]
+        lines += [f"{spec.baseline_label} & & & " + " & ".join(cells) + " \\\\", "\\midrule"]
     if not order:
         lines.append(f"\\multicolumn{{{3 + ncols * len(spec.tasks)}}}{{c}}{{no data}} \\\\")
         logger.warning("table %s: no rows in topic %s", name, spec.topic)
@@ -221,5 +225,17 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         "re-decided from the recorded candidate scores with the position prior of the calibration split divided "
         "out: their accuracy (a dagger: eligible against BM25), most frequent turn number and its share. The "
         "first row is BM25.",
+    ),
+    "eligibility_position_counts": GridTableSpec(
+        topic="eligibility",
+        table="positions",
+        tasks=(("reranking", "Turn number answered / answered rightly"),),
+        columns=tuple(GridColumn(str(n), f".pos.at.{n}") for n in range(1, RERANK_MAX_TURNS + 1)),
+        baseline=tuple(f"elig.{{t}}.pos.gold.at.{n}" for n in range(1, RERANK_MAX_TURNS + 1)),
+        baseline_label="Relevant",
+        caption="Reranking answers by turn number, on the \\res{elig.reranking.n.test} test items (unit: test "
+        "items): per configuration and turn number, how many items it answered with that number and on how many "
+        "of those that turn was the relevant one. The first row (Relevant) counts the items whose relevant turn has "
+        "that number.",
     ),
 }

@@ -124,6 +124,7 @@ def test_every_paper_key_is_computed(tmp_path: Path) -> None:
     assert {"elig.n.eligible.unquoted", "elig.n.eligible.family", "elig.memory-write.cue.acc",
             "elig.reranking.pos.max-kappa", "elig.quoted.min-part-words"} <= used  # fmt: skip
     assert "tab:eligibility_subsets" in tex and "tab:eligibility_positions" in tex
+    assert "tab:eligibility_position_counts" in tex
     assert not re.search(r"(?<![\\\w{.-])\d+(?:\.\d+)?\s*\\?%", tex)  # no typed percentages
 
 
@@ -147,7 +148,26 @@ def _eligibility_text(numbers: dict[str, str], tmp_path: Path, template: str) ->
         figures=frozenset(names),
         tables=frozenset(
             {"eligibility", "eligibility_diagnosis", "eligibility_cascade", "eligibility_subsets",
-             "eligibility_positions"}
+             "eligibility_positions", "eligibility_position_counts"}
         ),
     )  # fmt: skip
     return renderer.render(f"{template}.tex.j2")
+
+
+def test_the_tables_of_the_data_as_they_are() -> None:
+    """The subsets' table prints each set's accuracy with its baseline row; the position tables print a
+    configuration's habit and, per turn number, answered/right counts under the relevant turns' counts."""
+    res = compute(EligibilityInputs(synthetic_runs(), synthetic_baselines()), {})
+    topic = {"numbers": [n.to_dict() for n in res.numbers], "tables": res.tables}
+    numbers = {n["key"]: n["text"] for n in topic["numbers"]}
+    subsets = render_table("eligibility_subsets", topic)
+    row = next(line for line in subsets.splitlines() if line.startswith("m-a & terse & shipped"))
+    assert numbers["elig.command-approval.m-a.terse.shipped.family.acc"] in row
+    assert "\\res{elig.phrase.subsets-n}" in subsets and "Unit: test items" in subsets
+    positions = render_table("eligibility_positions", topic)
+    assert (
+        "m-a & terse & shipped & " + numbers["elig.reranking.m-a.terse.shipped.acc"] + " & 1 & " in positions
+    )
+    counts = render_table("eligibility_position_counts", topic)
+    assert "Relevant & & & 20 & -- & --" in counts  # every relevant turn of the synthetic items is turn 1
+    assert "m-a & terse & shipped & 10/10 & -- & 10/0 &" in counts

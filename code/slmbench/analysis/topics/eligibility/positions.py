@@ -2,6 +2,7 @@
 and two position-debiased scores computed from the recorded answers (``elig.reranking.<config>.pos.…``, table
 ``positions``; the counts over configurations are ``positions_summary``'s):
 
+* per turn number, how often it was answered and how often rightly (``.pos.at.<n>``: ``answered/correct``);
 * the accuracy of a constant chooser that always answers the configuration's most frequent turn number, and
   accuracy corrected for chance (Cohen's kappa of answers against gold positions: 0 is what the position habit
   alone earns);
@@ -36,6 +37,11 @@ POSITION_TASK = "reranking"
 """The task whose answers are positions (turn numbers)."""
 
 
+def cell(answered: int, correct: int) -> str:
+    """A position's table cell: how often it was answered, and how often rightly (``answered/correct``)."""
+    return f"{answered}/{correct}"
+
+
 def position_numbers(run: Run, alpha: float) -> tuple[list[Number], dict[str, Any]]:
     """A reranking run's position numbers and its row of table ``positions`` (with every position's counts)."""
     test = records(run.test.rows)
@@ -59,6 +65,13 @@ def position_numbers(run: Run, alpha: float) -> tuple[list[Number], dict[str, An
         *nb.rate_numbers(f"{key}.constant.acc", const, cprov),
         nb.stat(f"{key}.kappa", kappa, kprov),
     ]
+    for c in counts:
+        at = f"{key}.at.{nb.slug(c.position)}"
+        out += [
+            nb.count(f"{at}.answered", c.answered, cprov),
+            nb.count(f"{at}.correct", c.correct, cprov),
+            nb.text(at, cell(c.answered, c.correct), cprov),
+        ]
     prior = position_prior([a["scores"] for a in records(run.calibration.rows) if a["scores"]])
     debiased = [debiased_answer(a["scores"], prior) if a["scores"] else str(a["prediction"]) for a in test]
     kd = sum(d == g for d, g in zip(debiased, gold, strict=True))
@@ -103,11 +116,12 @@ def positions_summary(rows: Sequence[dict[str, Any]]) -> list[Number]:
     if not rows:
         return out
     top = max(rows, key=lambda r: (r["mode_share"] or 0.0, r["key"]))
-    gold_counts = {p["position"]: p["gold"] for p in rows[0]["positions"]}
+    gold_counts = {p["position"]: p["gold"] for p in rows[0]["positions"] if p["gold"]}
     gold_mode = min(gold_counts, key=lambda p: (-gold_counts[p], int(p) if p.isdigit() else 0))
     out += [
         nb.text(f"elig.{t}.pos.gold-mode", gold_mode, prov),
         nb.rate(f"elig.{t}.pos.gold-mode-share", gold_counts[gold_mode] / rows[0]["n"], prov),
+        *[nb.count(f"elig.{t}.pos.gold.at.{nb.slug(p)}", k, prov) for p, k in gold_counts.items()],
         nb.rate(f"elig.{t}.pos.max-mode-share", top["mode_share"], prov),
         nb.text(
             f"elig.{t}.pos.max-mode-share.config", f"{top['model']}, {top['prompt']}, {top['quant']}", prov

@@ -120,6 +120,9 @@ def test_reranking_positions() -> None:
         {"position": "1", "answered": 10, "gold": 20, "correct": 10},
         {"position": "3", "answered": 10, "gold": 0, "correct": 0},
     ]
+    assert (n[f"{k}.at.1.answered"], n[f"{k}.at.1.correct"], n[f"{k}.at.1"]) == (10, 10, "10/10")
+    assert (n[f"{k}.at.3.answered"], n[f"{k}.at.3.correct"]) == (10, 0) and f"{k}.at.2" not in n
+    assert n["elig.reranking.pos.gold.at.1"] == 20 and "elig.reranking.pos.gold.at.3" not in n
     assert n["elig.reranking.pos.n.configs"] == 1 and n["elig.reranking.pos.gold-mode"] == "1"
     assert n["elig.reranking.pos.gold-mode-share"] == pytest.approx(1.0)
     assert n["elig.reranking.pos.n.half-on-one"] == 1 and n["elig.reranking.pos.n.above-chance"] == 0
