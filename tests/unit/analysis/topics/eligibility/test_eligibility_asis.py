@@ -19,6 +19,7 @@ A = "elig.command-approval.m-a.terse.shipped"
 
 def _baselines() -> dict[str, Any]:
     doc = copy.deepcopy(synthetic_baselines())
+    doc["quoting"] = {"min_part_words": 3}
     for row in doc["tasks"]["command_approval"]["items"]:
         row["quoted"] = {"t00": "verbatim", "t01": "verbatim", "t02": "part"}.get(row["id"], "none")
         row["family"] = {"t01": "t00", "t03": "t02"}.get(row["id"], row["id"])
@@ -43,6 +44,7 @@ def test_unquoted_and_one_per_family() -> None:
         n["elig.command-approval.n.quoted.none"],
     ) == (2, 1, 28)
     assert n["elig.command-approval.n.families"] == 29
+    assert n["elig.quoted.min-part-words"] == 3
     row = next(r for r in tables["configs"] if r["key"] == A)
     assert (row["unquoted_n"], row["family_n"]) == (17, 18)
     assert n["elig.phrase.subsets-n"].startswith(
@@ -54,6 +56,7 @@ def test_without_recorded_quoting_no_item_counts_as_unquoted() -> None:
     n, _ = study_numbers(synthetic_runs())  # baselines written before the items' facts were recorded
     assert n[f"{A}.unquoted.acc.n"] == 0 and n["elig.command-approval.n.quoted.none"] == 0
     assert n[f"{A}.family.acc.n"] == 20  # every item its own family
+    assert "elig.quoted.min-part-words" not in n  # the text about quoting needs the rule recorded
 
 
 def _memory() -> tuple[list[dict[str, Any]], dict[str, Any]]:
