@@ -1,4 +1,5 @@
-"""Which items a rubric quotes: verbatim, in part (a quoted fragment of three words or more), or not at all."""
+"""eligibility.quoting: which items a rubric quotes verbatim, in part (a quoted fragment of three words or more)
+or not at all."""
 
 from pathlib import Path
 
