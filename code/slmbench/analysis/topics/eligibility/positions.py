@@ -8,7 +8,8 @@ and two position-debiased scores computed from the recorded answers (``elig.rera
   alone earns);
 * the prior-debiased answer (``stats_positions``): the configuration's recorded candidate scores with its position
   prior, estimated on the calibration split (few-shot examples left out), divided out; its accuracy, its most
-  frequent answer and its share, and the Wilson rule against BM25 on the same items.
+  frequent answer and its share, and the Wilson rule against BM25 on the same items; only for runs whose scores are
+  every candidate's likelihood (``LIKELIHOOD_RULES``).
 
 Scoring each turn on its own (pointwise) would need new model runs; nothing here runs a model.
 """
@@ -32,9 +33,13 @@ from slmbench.analysis.stats_rates import is_eligible, wilson_interval
 from slmbench.analysis.topics.eligibility.common import STUDY, TOPIC, finite, provenance, task_slug
 from slmbench.analysis.topics.eligibility.items import records
 from slmbench.analysis.topics.eligibility.runs import Run
+from slmbench.eligibility.scorer import SCORING_RULE
 
 POSITION_TASK = "reranking"
 """The task whose answers are positions (turn numbers)."""
+LIKELIHOOD_RULES = frozenset({SCORING_RULE})
+"""Scoring rules whose recorded scores are every candidate's likelihood, so a prior can be divided out of them
+(not the Ollama rule's, whose scores for candidates not generated are first-token bounds)."""
 
 
 def cell(answered: int, correct: int) -> str:
@@ -72,38 +77,53 @@ def position_numbers(run: Run, alpha: float) -> tuple[list[Number], dict[str, An
             nb.count(f"{at}.correct", c.correct, cprov),
             nb.text(at, cell(c.answered, c.correct), cprov),
         ]
+    base = sum(bool(a["base_correct"]) for a in test) / n if n else math.nan
+    row: dict[str, Any] = {
+        "key": run.key, "task": run.task, "model": run.model, "prompt": run.prompt, "quant": run.quant,
+        "params_b": run.header.get("params_b"), "n": n, "acc": finite(sum(a == g for a, g in zip(answers, gold, strict=True)) / n) if n else None,
+        "mode": mode, "mode_share": finite(share.rate), "constant_acc": finite(const.rate), "kappa": finite(kappa),
+        "debiased_acc": None, "debiased_mode": None, "debiased_mode_share": None, "debiased_kappa": None,
+        "debiased_eligible": False, "baseline": finite(base),
+        "positions": [
+            {"position": c.position, "answered": c.answered, "gold": c.gold, "correct": c.correct} for c in counts
+        ],
+    }  # fmt: skip
+    if run.header.get("scoring") in LIKELIHOOD_RULES:
+        out += debiased_numbers(run, base, alpha, row)
+    return out, row
+
+
+def debiased_numbers(run: Run, base: float, alpha: float, row: dict[str, Any]) -> list[Number]:
+    """The prior-debiased answers of a run whose scores are every candidate's likelihood: accuracy, most frequent
+    answer and its share, kappa and the Wilson rule against BM25 (``base``) (added to ``row``)."""
+    test = records(run.test.rows)
+    gold = [str(a["label"]) for a in test]
+    n = len(test)
     prior = position_prior([a["scores"] for a in records(run.calibration.rows) if a["scores"]])
     debiased = [debiased_answer(a["scores"], prior) if a["scores"] else str(a["prediction"]) for a in test]
     kd = sum(d == g for d, g in zip(debiased, gold, strict=True))
     dacc = wilson_interval(kd, n, alpha)
-    base = sum(bool(a["base_correct"]) for a in test) / n if n else math.nan
     ok = is_eligible(kd, n, base, 0.0, alpha) if n else False
     dmode = mode_position(debiased)
     dshare = wilson_interval(sum(d == dmode for d in debiased), n, alpha)
+    dkappa = chance_corrected(debiased, gold)
     dprov = provenance(
         debiased_answer, run.tuned.selection,
         "recorded scores with the position prior of the calibration split (few-shot examples left out) divided out",
         alpha=alpha,
     )  # fmt: skip
-    out += [
-        *nb.rate_numbers(f"{key}.debiased.acc", dacc, dprov),
-        nb.text(f"{key}.debiased.mode", dmode or "none", dprov),
-        *nb.rate_numbers(f"{key}.debiased.mode-share", dshare, dprov),
-        nb.flag(f"{key}.debiased.eligible", ok, dprov),
-        nb.stat(f"{key}.debiased.kappa", chance_corrected(debiased, gold), dprov),
+    key = f"{run.key}.pos.debiased"
+    row.update(
+        debiased_acc=finite(dacc.rate), debiased_mode=dmode, debiased_mode_share=finite(dshare.rate),
+        debiased_kappa=finite(dkappa), debiased_eligible=ok,
+    )  # fmt: skip
+    return [
+        *nb.rate_numbers(f"{key}.acc", dacc, dprov),
+        nb.text(f"{key}.mode", dmode or "none", dprov),
+        *nb.rate_numbers(f"{key}.mode-share", dshare, dprov),
+        nb.flag(f"{key}.eligible", ok, dprov),
+        nb.stat(f"{key}.kappa", dkappa, dprov),
     ]
-    row: dict[str, Any] = {
-        "key": run.key, "task": run.task, "model": run.model, "prompt": run.prompt, "quant": run.quant,
-        "params_b": run.header.get("params_b"), "n": n, "acc": finite(sum(a == g for a, g in zip(answers, gold, strict=True)) / n) if n else None,
-        "mode": mode, "mode_share": finite(share.rate), "constant_acc": finite(const.rate), "kappa": finite(kappa),
-        "debiased_acc": finite(dacc.rate), "debiased_mode": dmode, "debiased_mode_share": finite(dshare.rate),
-        "debiased_kappa": finite(chance_corrected(debiased, gold)), "debiased_eligible": ok,
-        "baseline": finite(base),
-        "positions": [
-            {"position": c.position, "answered": c.answered, "gold": c.gold, "correct": c.correct} for c in counts
-        ],
-    }  # fmt: skip
-    return out, row
 
 
 def positions_summary(rows: Sequence[dict[str, Any]]) -> list[Number]:
@@ -130,12 +150,19 @@ def positions_summary(rows: Sequence[dict[str, Any]]) -> list[Number]:
         nb.count(f"elig.{t}.pos.n.half-on-one", sum((r["mode_share"] or 0) >= 0.5 for r in rows), prov),
         nb.count(f"elig.{t}.pos.n.above-chance", sum((r["kappa"] or 0) > 0 for r in rows), prov),
         nb.stat(f"elig.{t}.pos.max-kappa", max(r["kappa"] or 0.0 for r in rows), prov),
-        nb.count(
-            f"elig.{t}.pos.n.debiased-higher",
-            sum((r["debiased_acc"] or 0) > (r["acc"] or 0) for r in rows),
-            prov,
-        ),
-        nb.count(f"elig.{t}.pos.n.debiased-eligible", sum(bool(r["debiased_eligible"]) for r in rows), prov),
-        nb.rate(f"elig.{t}.pos.max-debiased-acc", max(r["debiased_acc"] or 0.0 for r in rows), prov),
     ]
+    debiased = [r for r in rows if r["debiased_acc"] is not None]
+    if debiased:
+        out += [
+            nb.count(f"elig.{t}.pos.n.debiased", len(debiased), prov),
+            nb.count(
+                f"elig.{t}.pos.n.debiased-higher",
+                sum(r["debiased_acc"] > (r["acc"] or 0) for r in debiased),
+                prov,
+            ),
+            nb.count(
+                f"elig.{t}.pos.n.debiased-eligible", sum(bool(r["debiased_eligible"]) for r in debiased), prov
+            ),
+            nb.rate(f"elig.{t}.pos.max-debiased-acc", max(r["debiased_acc"] for r in debiased), prov),
+        ]
     return out

@@ -118,6 +118,7 @@ def test_reranking_positions() -> None:
     assert (n[f"{k}.constant.acc.k"], n[f"{k}.constant.acc.n"]) == (20, 20)
     assert n[f"{k}.kappa"] == pytest.approx(0.0)
     assert n[f"{k}.debiased.acc.k"] == 10  # the odd items stay '1'; the even ones move among wrong turns
+    assert n["elig.reranking.pos.n.debiased"] == 1
     row = tables["positions"][0]
     assert row["positions"] == [
         {"position": "1", "answered": 10, "gold": 20, "correct": 10},
@@ -129,3 +130,15 @@ def test_reranking_positions() -> None:
     assert n["elig.reranking.pos.n.configs"] == 1 and n["elig.reranking.pos.gold-mode"] == "1"
     assert n["elig.reranking.pos.gold-mode-share"] == pytest.approx(1.0)
     assert n["elig.reranking.pos.n.half-on-one"] == 1 and n["elig.reranking.pos.n.above-chance"] == 0
+
+
+def test_no_debiased_answer_from_first_token_bounds() -> None:
+    """A run scored through Ollama records first-token bounds for the candidates it did not generate: no prior is
+    divided out of them, and the counts over debiased runs leave it out."""
+    runs = synthetic_runs()
+    runs[3]["header"]["scoring"] = "ollama-greedy-toplogprobs-v1"
+    n, tables = study_numbers(runs)
+    k = "elig.reranking.m-a.terse.shipped.pos"
+    assert f"{k}.debiased.acc" not in n and f"{k}.kappa" in n
+    assert tables["positions"][0]["debiased_acc"] is None
+    assert "elig.reranking.pos.n.debiased" not in n and n["elig.reranking.pos.n.configs"] == 1
