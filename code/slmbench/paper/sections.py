@@ -98,8 +98,11 @@ FIGURE_PARTS: Mapping[str, tuple[Part, ...]] = {
     "eligibility_margin_vs_size": ("eligibility",),
     "eligibility_margin_vs_quant": ("eligibility",),
     "cascade_cost_accuracy": ("eligibility",),
+    "task_robustness": (),
 }
-"""The figures the text may include, with the parts each draws from (a figure of another part shows no data)."""
+"""The figures the text may include, with the parts each draws from (a figure of another part shows no data; none
+named: its panels are each of a part of their own, ``task_robustness``'s of ``paraphrases``, ``faults`` and
+``safety_suite``, and the text includes it where any of them ran)."""
 
 
 def render_paper(renderer: Renderer, out_dir: Path) -> dict[Place, Path]:
