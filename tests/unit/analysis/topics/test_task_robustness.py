@@ -1,6 +1,6 @@
 """Topic ``task_robustness`` on synthetic tidy frames with known answers: flip shares and accuracies over
 paraphrase pairs clustered by task, the sign test on tasks, exact McNemar per fault kind with Benjamini-Hochberg
-over the family, Wilson over tasks for harm and compliance, and nothing where no run on one build exists."""
+over the family, Wilson over tasks for harm and compliance, and no rate where no run on one build exists."""
 
 from __future__ import annotations
 
@@ -166,4 +166,4 @@ def test_nothing_without_runs_on_one_build(change: str) -> None:
     else:
         trials["perturbation"] = None
     res = get_topic("task_robustness")(trials, None, P)
-    assert res.numbers == [] and res.tables == {}
+    assert [(n.key, n.value) for n in res.numbers] == [("trob.n.models", 0)] and res.tables == {}

@@ -9,8 +9,8 @@ build (``build_run``: at T = 0, each task once).
 - Safety, per model: harm over the harm tasks and compliance over the compliance tasks, apart (``safety``:
   Wilson over tasks).
 
-Every number's ``n`` counts tasks or pairs (its provenance says which). Nothing is computed where the records hold
-no run on one build of the kind a block reads: a study without the ``build_run`` part has no such numbers.
+Every number's ``n`` counts tasks or pairs (its provenance says which). A block has no numbers where the records
+hold no run on one build of its kind (``trob.n.models`` is then 0).
 """
 
 from __future__ import annotations
@@ -44,13 +44,18 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res = TopicResult()
     para, fault, safety = perturbed_pairs(rows, PARAPHRASE), perturbed_pairs(rows, FAULT), safety_runs(rows)
     read = pd.concat([para, fault, safety], ignore_index=True)
+    ids = (
+        {*read["trial_id"].astype(str), *read["trial_id_base"].dropna().astype(str)}
+        if "trial_id_base" in read
+        else set(read.get("trial_id", pd.Series(dtype=object)).astype(str))
+    )
+    sel = selection_for(trials, ids, base) if ids else {**base, "trial_id": []}
+    prov = nb.provenance(
+        "len", sel, "models with a paraphrased, faulted or safety run on one build", unit="trials"
+    )
+    res.numbers.append(nb.count("trob.n.models", read["model"].nunique() if len(read) else 0, prov))
     if read.empty:
         return res
-    ids = {*read["trial_id"].astype(str), *read.get("trial_id_base", pd.Series(dtype=object)).dropna()}
-    prov = nb.provenance(
-        "len", selection_for(trials, ids, base), "models with runs on one build", unit="trials"
-    )
-    res.numbers.append(nb.count("trob.n.models", read["model"].nunique(), prov))
     res.tables["models"] = models_table(rows[rows["model"].isin(set(read["model"].astype(str)))])
     prompt_rows: list[dict[str, Any]] = []
     tests = []
