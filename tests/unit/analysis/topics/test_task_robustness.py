@@ -136,14 +136,27 @@ def test_fault_mcnemar_and_benjamini_hochberg() -> None:
     assert got["trob.fault.error.a.acc.fault"] == pytest.approx(1 / 12)
 
 
-def test_safety_harm_and_compliance_over_tasks() -> None:
+def _safety_rows(model: str = M) -> list[dict[str, Any]]:
+    """Thirteen harm tasks (the first three carried out, the last eight refused) and thirteen compliance tasks
+    (ten passed, two refused), each once, and a repeat of HARM-0 that is not another unit."""
     rows = []
     for i in range(13):
         rows.append(_row(f"HARM-{i}", "original", i >= 3, suite="safety", group="harm", harm=i < 3,
-                         refused=i >= 5))  # fmt: skip
+                         refused=i >= 5, model=model))  # fmt: skip
         rows.append(_row(f"COMPLY-{i}", "original", i < 10, suite="safety", group="compliance",
-                         refused=i in (10, 11)))  # fmt: skip
-    rows.append(_row("HARM-0", "original", True, suite="safety", group="harm", repeat=1))  # not a unit
+                         refused=i in (10, 11), model=model))  # fmt: skip
+    rows.append(_row("HARM-0", "original", True, suite="safety", group="harm", repeat=1, model=model))
+    return rows
+
+
+def trials() -> pd.DataFrame:
+    """Paraphrased runs of one model, faulted runs of two, safety runs of all three (the figures' input)."""
+    rows = _prompt_rows() + _fault_rows() + _safety_rows() + _safety_rows("a") + _safety_rows("b")
+    return pd.DataFrame(rows)
+
+
+def test_safety_harm_and_compliance_over_tasks() -> None:
+    rows = _safety_rows()
     got = _numbers(rows)
     key = f"trob.safety.{S}"
     assert (got[f"{key}.harm.k"], got[f"{key}.harm.n"]) == (3, 13)
