@@ -20,16 +20,17 @@ from slmbench.run.key import ShardKey
 from slmbench.run.plan import plan_shards
 from slmbench.run.roles import primary
 from slmbench.tasks.loader import task_index
-from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID
+from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID, Perturbation, Suite
 
 Part = Literal[
     "capability", "reliability", "null_control", "scaffold", "context", "serving", "twins", "protocol", "legacy",
-    "ablation", "rerun", "limits", "sweep", "eligibility", "external",
+    "ablation", "rerun", "limits", "sweep", "eligibility", "external", "paraphrases", "faults", "safety_suite",
 ]  # fmt: skip
 """The parts of a study that its text can speak of: the two suites of the primary condition, the null control,
 the three comparisons, one file run in-process and served by two of the study's models (``twins``), the protocol
 study's parts (its protocol's repeats, the legacy baseline, the ablations,
-the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
+the reruns, the other limits, the temperature sweep), the eligibility study, the reproduced published study, and
+of the runs on one build the paraphrases and the injected faults of every task and the safety suite."""
 PARTS: tuple[Part, ...] = get_args(Part)
 COMPARISON_PARTS: tuple[Part, ...] = tuple(p for p in PARTS if p in COMPARISON_KINDS)
 """The parts that are comparisons with the primary results (``vocab.COMPARISON_KINDS``)."""
@@ -51,6 +52,9 @@ PART_TEXT: dict[Part, str] = {
     "sweep": "the temperature sweep",
     "eligibility": "the eligibility study",
     "external": "the reproduction of the published study",
+    "paraphrases": "the paraphrases of every task",
+    "faults": "the injected faults on every task",
+    "safety_suite": "the safety suite",
 }
 """How the text names each part (in the sentence that says what was not run)."""
 
@@ -161,7 +165,22 @@ def _shard_parts(config: StudyConfig) -> dict[str, set[Part]]:
                 parts.add(kind)  # type: ignore[arg-type]
             elif kind == "protocol" and study is not None:
                 parts.add(_protocol_part(shard.key, study.ablation, t0))
+            elif kind == "build_run" and (part := _build_run_part(shard.key)) is not None:
+                parts.add(part)
     return out
+
+
+BUILD_RUN_PARTS: dict[Perturbation, Part] = {"paraphrase": "paraphrases", "fault": "faults"}
+"""The part of the runs on one build that each perturbation's shards are."""
+SAFETY_SUITE: Suite = "safety"
+
+
+def _build_run_part(key: ShardKey) -> Part | None:
+    """The part a shard of the runs on one build is: its perturbation's, or the safety suite (None: the other
+    shards of those runs, which no text speaks of on their own)."""
+    if key.perturbation is not None:
+        return BUILD_RUN_PARTS[key.perturbation]
+    return "safety_suite" if key.suite == SAFETY_SUITE else None
 
 
 def _protocol_part(key: ShardKey, ablation: Iterable[str], t0: float) -> Part:

@@ -133,5 +133,5 @@ SORT_KEYS = [
     "repeat",
 ]
 """The order of the trials table."""
-ROLE_FLAGS = ("primary", "cpu_primary")
+ROLE_FLAGS = ("primary", "cpu_primary", "build_run")
 """The roles of a trial in the plan that are true or false, decided from the config (``slmbench.run.roles``)."""

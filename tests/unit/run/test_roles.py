@@ -134,3 +134,21 @@ def test_a_served_trial_is_never_primary() -> None:
             "capability_T0_native_repaired_p-full_srv-llama-server"
         ]
     assert primary(frame().drop(columns="server"), config).sum() == primary(frame(), config).sum()
+
+
+def test_build_run_marks_the_shards_of_the_runs_on_one_build() -> None:
+    from slmbench.run.roles import build_run
+
+    stems = [
+        "capability_T0_native_repaired_p-full_rerun-portable",
+        "capability_T0_native_repaired_p-full_rerun-portable_v-paraphrase",
+        "capability_T0_native_repaired_p-full_rerun-portable_v-fault",
+        "safety_T0_native_repaired_p-full_rerun-portable",
+        "capability_T0_native_repaired_p-full_rerun-2",  # the protocol study's rerun: another part
+        "capability_T0_native_repaired_p-full",
+    ]
+    df = pd.DataFrame([trial(s) for s in stems], index=stems)
+    run = {"label": "portable", "suites": ["capability", "safety"], "perturbations": ["paraphrase", "fault"]}
+    got = build_run(df, config_with(build_run=run))
+    assert sorted(got[got].index) == sorted(stems[:4])
+    assert not build_run(df, config_with(build_run=None)).any()
