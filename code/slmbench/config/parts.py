@@ -119,6 +119,13 @@ class Sampling(BaseModel):
     temperature: float = Field(gt=0)
     repeats: int = Field(ge=2, description="samples of each task")
     suites: list[Suite] = Field(default_factory=_capability_only)
+    models: list[str] | None = Field(
+        default=None, description="the instruction-tuned models sampled (default: every one)"
+    )
+
+    def samples(self, model: str) -> bool:
+        """Whether ``model`` (an instruction-tuned one) is sampled."""
+        return self.models is None or model in self.models
 
 
 class BuildRun(BaseModel):

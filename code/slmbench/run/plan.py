@@ -180,7 +180,7 @@ def _build_run(config: StudyConfig, model: str) -> Iterator[_Part]:
             yield part(
                 shard_key(config, model, suite, t, rerun=label), run.repeats, "build_run.repeats", suite
             )
-    if run.sampling is not None and instruct:
+    if run.sampling is not None and instruct and run.sampling.samples(model):
         s = run.sampling
         for suite in s.suites:
             key = shard_key(config, model, suite, s.temperature, rerun=label)

@@ -44,7 +44,9 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
     )
     temperature = frame["temperature"].astype(float).isin([float(t) for t in config.temperatures])
-    suite = frame["suite"].isin([*config.suites, NULL_CONTROL])  # a suite only the build run adds is not primary
+    suite = frame["suite"].isin(
+        [*config.suites, NULL_CONTROL]
+    )  # a suite only the build run adds is not primary
     own_backend = frame["server"].isna() if "server" in frame else pd.Series(True, index=frame.index)
     as_written = (
         frame["perturbation"].isna() if "perturbation" in frame else pd.Series(True, index=frame.index)

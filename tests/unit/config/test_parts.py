@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from slmbench.analysis.topics import TOPIC_PARTS, TOPICS, study_topics
-from slmbench.config import StudyConfig, parse_config
+from slmbench.config import ConfigError, StudyConfig, parse_config
 from slmbench.figures.registry import FIGURE_TOPICS, study_figures
 from slmbench.run.plan import plan_shards
 from slmbench.vocab import PLAN_KINDS, STUDY_PARTS
@@ -58,3 +59,26 @@ def test_a_published_study_is_analysed_only_where_the_config_names_it() -> None:
     assert "external" in study_topics(_without().parts())
     assert "external" not in study_topics(_without("published_studies").parts())
     assert "eligibility" not in study_topics(_without("eligibility").parts())
+
+
+def _with_sampling(**sampling: Any) -> StudyConfig:
+    build_run = {**SHIPPED["build_run"], "sampling": {"temperature": 0.7, "repeats": 5, **sampling}}
+    return parse_config({**SHIPPED, "build_run": build_run})
+
+
+def test_the_samples_run_for_the_models_the_sampling_block_names_or_every_instruction_tuned_one() -> None:
+    def sampled(config: StudyConfig) -> set[str]:
+        return {
+            s.key.model for s in plan_shards(config) if s.key.temperature == 0.7 and s.key.rerun == "portable"
+        }
+
+    instruct = {name for name, spec in _without().models.items() if spec.instruct}
+    assert sampled(_with_sampling()) == instruct
+    assert sampled(_with_sampling(models=["qwen2.5-coder-1.5b"])) == {"qwen2.5-coder-1.5b"}
+
+
+def test_a_sampled_model_that_is_not_an_instruction_tuned_model_of_the_study_is_one_line() -> None:
+    with pytest.raises(
+        (ConfigError, ValueError), match=r"build_run.sampling.models: 'gemma3-270m' is not an"
+    ):
+        _with_sampling(models=["gemma3-270m"])
