@@ -11,7 +11,8 @@ first identity in sort order); where no trial ran on a portable build, the origi
 pairs with it). A build is a portable build's identity, or ``native/<CPU>`` for a trial from before it.
 A trial's *comparison* is the
 part of the plan its shard belongs to (``scaffold``, ``context`` or ``serving``), so a comparison pairs exactly the
-shards the config planned for it, whatever protocol they name.
+shards the config planned for it, whatever protocol they name; its *build run* is the part of the runs on one build
+(``build_run``) its shard belongs to (``primary``, ``sampling``, ``perturbation``, ``protocol``).
 """
 
 from __future__ import annotations
@@ -127,7 +128,19 @@ def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         for kind in COMPARISON_KINDS:
             if kind in shard.kinds:
                 kinds.setdefault(shard.key.name, kind)
+    return _by_shard(frame, kinds)
+
+
+def build_run(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """The part of the runs on one build each trial's shard was planned for (``vocab.BUILD_PARTS``: ``primary``,
+    ``sampling``, ``perturbation``, ``protocol``), else missing."""
+    parts = {s.key.name: s.build_part for s in plan_shards(config) if s.build_part is not None}
+    return _by_shard(frame, parts)
+
+
+def _by_shard(frame: pd.DataFrame, values: dict[str, str]) -> pd.Series:
+    """``values`` of each trial's shard (``<model>/<stem>``, from its source file), else missing."""
     stems = frame["source_file"].astype(object).map(lambda s: PurePosixPath(str(s)).stem, na_action="ignore")
     names = frame["model"].astype(object) + "/" + stems
-    out = names.map(kinds)
+    out = names.map(values)
     return out.where(out.notna(), np.nan).astype(object)
