@@ -13,7 +13,7 @@ points of a reliability diagram over the same bins.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,7 +119,7 @@ MEASURES: dict[str, Measure] = {"brier": brier, "auroc": auroc, "ece": ece}
 def clustered_calibration(
     confidence: ArrayLike,
     passed: ArrayLike,
-    cluster: Sequence[object],
+    cluster: ArrayLike,
     n_resamples: int = 2000,
     seed: int = DEFAULT_BOOTSTRAP_SEED,
     alpha: float = ALPHA,
@@ -129,7 +129,11 @@ def clustered_calibration(
     outcomes has no AUROC and is dropped from its interval (``n_valid`` counts the others); where the trials lack
     one outcome the AUROC's estimate is nan."""
     frame = pd.DataFrame(
-        {"c": np.asarray(confidence, dtype=float), "y": np.asarray(passed, dtype=bool), "k": list(cluster)}
+        {
+            "c": np.asarray(confidence, dtype=float),
+            "y": np.asarray(passed, dtype=bool),
+            "k": np.asarray(cluster),
+        }
     )
     groups = frame.groupby("k", sort=True)
     per_cluster = pd.DataFrame(

@@ -24,12 +24,13 @@ from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID
 
 Part = Literal[
     "capability", "reliability", "null_control", "scaffold", "context", "serving", "twins", "protocol", "legacy",
-    "ablation", "rerun", "limits", "sweep", "eligibility", "external",
+    "ablation", "rerun", "limits", "sweep", "sampling", "eligibility", "external",
 ]  # fmt: skip
 """The parts of a study that its text can speak of: the two suites of the primary condition, the null control,
 the three comparisons, one file run in-process and served by two of the study's models (``twins``), the protocol
 study's parts (its protocol's repeats, the legacy baseline, the ablations,
-the reruns, the other limits, the temperature sweep), the eligibility study and the reproduced published study."""
+the reruns, the other limits, the temperature sweep), the samples above temperature 0 on one build (the runs on one
+build's ``sampling``), the eligibility study and the reproduced published study."""
 PARTS: tuple[Part, ...] = get_args(Part)
 COMPARISON_PARTS: tuple[Part, ...] = tuple(p for p in PARTS if p in COMPARISON_KINDS)
 """The parts that are comparisons with the primary results (``vocab.COMPARISON_KINDS``)."""
@@ -49,6 +50,7 @@ PART_TEXT: dict[Part, str] = {
     "rerun": "the rerun of the primary protocol",
     "limits": "the larger turn and token limits",
     "sweep": "the temperature sweep",
+    "sampling": "the samples of every task above temperature 0 on one build",
     "eligibility": "the eligibility study",
     "external": "the reproduction of the published study",
 }
@@ -161,6 +163,8 @@ def _shard_parts(config: StudyConfig) -> dict[str, set[Part]]:
                 parts.add(kind)  # type: ignore[arg-type]
             elif kind == "protocol" and study is not None:
                 parts.add(_protocol_part(shard.key, study.ablation, t0))
+            elif kind == "build_run" and shard.build_part == "sampling":
+                parts.add("sampling")
     return out
 
 

@@ -1,0 +1,64 @@
+"""Sentence fragments of the topic ``task_consistency``, each chosen from the values it describes (true for its
+inputs, and saying why where a value is undefined)."""
+
+from __future__ import annotations
+
+import math
+
+from slmbench.analysis.numbers import fmt_stat
+from slmbench.analysis.phrases import count_word, percent, plural
+from slmbench.analysis.stats_bootstrap import MIN_CLUSTERS
+
+
+def outcome_phrase(k: int, n_tasks: int, all_pass: int, none_pass: int) -> str:
+    """How the ``k`` samples of each of ``n_tasks`` tasks agree on the outcome: how many tasks passed in every
+    sample, failed in every sample, or had both outcomes."""
+    if n_tasks == 0:
+        return f"no task has all {count_word(k)} of its samples"
+    mixed = n_tasks - all_pass - none_pass
+    of = f"of the {plural(n_tasks, 'task')}"
+    if mixed == 0:
+        return (
+            f"every one {of} had one outcome in all {count_word(k)} samples"
+            f" ({count_word(all_pass)} passed in every sample, {count_word(none_pass)} failed in every sample)"
+        )
+    was = "was" if mixed == 1 else "were"
+    return (
+        f"{count_word(mixed)} {of} {was} passed in some samples and failed in others; {count_word(all_pass)}"
+        f" passed in all {count_word(k)} and {count_word(none_pass)} failed in all {count_word(k)}"
+    )
+
+
+def decline_phrase(k: int, first: float, last: float) -> str:
+    """pass^1 against pass^k (means over tasks): how much lower the chance is that all ``k`` samples of a task
+    pass than that one does."""
+    if not (math.isfinite(first) and math.isfinite(last)):
+        return "not measured: no task has all its samples"
+    if last == first:
+        return (
+            f"the chance that all {count_word(k)} samples of a task pass equals that of one sample"
+            f" ({percent(first)}): no task passed in some samples and failed in others"
+        )
+    return (
+        f"the chance that all {count_word(k)} samples of a task pass is {percent(last)}, against {percent(first)}"
+        f" for one sample ({100 * (first - last):.1f} points lower)"
+    )
+
+
+def auroc_phrase(n: int, n_passed: int, estimate: float, lo: float, hi: float) -> str:
+    """The AUROC with its task-resampled interval, or why it is undefined or has no interval."""
+    if n == 0:
+        return "undefined: no trial recorded a confidence"
+    if n_passed == 0:
+        return f"undefined: none of the {plural(n, 'trial')} passed, so no passed trial ranks against a failed one"
+    if n_passed == n:
+        return f"undefined: all {plural(n, 'trial')} passed, so no failed trial ranks against a passed one"
+    return f"{fmt_stat(estimate)} {interval_text(lo, hi, as_rate=False)}"
+
+
+def interval_text(lo: float, hi: float, as_rate: bool) -> str:
+    """``[lo, hi]`` of a task-resampled interval, or why there is none."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"(no interval: fewer than {MIN_CLUSTERS} tasks to resample, or every resample alike)"
+    shown = (percent(lo), percent(hi)) if as_rate else (fmt_stat(lo), fmt_stat(hi))
+    return f"[{shown[0]}, {shown[1]}]"
