@@ -92,6 +92,7 @@ FIGURE_PARTS: Mapping[str, tuple[Part, ...]] = {
     "context_cap": ("context",),
     "protocol_ablation": ("protocol", "legacy"),
     "protocol_temperature": ("protocol", "sweep"),
+    "task_consistency": ("sampling",),
     "accuracy_vs_temperature": ("external",),
     "temperature_sensitivity": ("external",),
     "external_comparison": ("external",),
