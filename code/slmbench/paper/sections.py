@@ -58,6 +58,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("comparisons", "body", any_of=(*COMPARISON_PARTS, "twins")),
     Section("capability", "body", needs=("capability",)),
     Section("reliability", "body", needs=("reliability",)),
+    Section("task_consistency", "body", needs=("sampling",)),  # a subsection: of the section before it
     Section("boundary", "body", any_of=SUITE_PARTS, counts=("boundary.n.calls",)),
     Section("eligibility", "body", needs=("eligibility",)),
     Section("limits", "body", any_of=SUITE_PARTS),

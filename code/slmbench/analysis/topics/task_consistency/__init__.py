@@ -21,6 +21,7 @@ import pandas as pd
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
+from slmbench.analysis.stats_calibration import ECE_BINS
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.common import SCORED, models_table, scored
 from slmbench.analysis.topics.task_consistency.outcome import outcome_numbers, samples_per_task
@@ -77,6 +78,9 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         nums, rows = outcome_numbers(mine, k, nb.slug(model), trials, {**ssel, "model": model}, p)
         res.numbers += nums
         passk += [{"model": str(model), **r} for r in rows]
+    res.numbers.append(
+        nb.count(f"{PREFIX}.cal.bins", ECE_BINS, nb.provenance("len", ssel, "equal-width bins of confidence"))
+    )
     bins: list[dict[str, Any]] = []
     sets = {"primary": (primary, psel), "samples": (samples, ssel)}
     for name in SETS:

@@ -57,7 +57,7 @@ def outcome_numbers(
     samples: pd.DataFrame, k: int, s: str, trials: pd.DataFrame, base: dict[str, Any], p: dict[str, Any]
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     """One model's outcome consistency: ``tcons.pass-hat.<j>.<s>`` and ``tcons.pass-at.<j>.<s>`` (+ ``.lo .hi``)
-    for j = 1..k, ``tcons.mixed.<s>`` (+ ``.lo .hi .k .n``), ``tcons.n.tasks.<s>``, ``tcons.n.all-pass.<s>``,
+    for j = 1..k (those of j = k also as ``tcons.pass-hat-k.<s>``, ``tcons.pass-at-k.<s>``), ``tcons.mixed.<s>`` (+ ``.lo .hi .k .n``), ``tcons.n.tasks.<s>``, ``tcons.n.all-pass.<s>``,
     ``tcons.n.none-pass.<s>``, ``tcons.n.short.<s>`` and the phrases ``tcons.phrase.outcome.<s>``,
     ``tcons.phrase.decline.<s>``; and the rows of the figure's table (j, pass^j, pass@j with intervals)."""
     tasks, short = task_counts(samples, k)
@@ -82,8 +82,12 @@ def outcome_numbers(
                 bootstrap_seed=p["bootstrap_seed"],
                 n_boot=p["n_boot"],
             )
-            key = f"{PREFIX}.{name}.{j}.{s}"
-            out += [nb.rate(f"{key}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
+            keys = [f"{PREFIX}.{name}.{j}.{s}"] + ([f"{PREFIX}.{name}-k.{s}"] if j == k else [])
+            out += [
+                nb.rate(f"{key}{x}", v, prov)
+                for key in keys
+                for x, v in (("", est), (".lo", lo), (".hi", hi))
+            ]
             row.update({name: est, f"{name}_lo": lo, f"{name}_hi": hi})
     c, n = tasks["c"], len(tasks)
     all_pass, none_pass = int((c == k).sum()), int((c == 0).sum())

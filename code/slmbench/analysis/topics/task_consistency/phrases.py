@@ -62,3 +62,21 @@ def interval_text(lo: float, hi: float, as_rate: bool) -> str:
         return f"(no interval: fewer than {MIN_CLUSTERS} tasks to resample, or every resample alike)"
     shown = (percent(lo), percent(hi)) if as_rate else (fmt_stat(lo), fmt_stat(hi))
     return f"[{shown[0]}, {shown[1]}]"
+
+
+def discrimination_phrase(n: int, n_passed: int, lo: float, hi: float) -> str:
+    """Whether confidence separates passed from failed trials beyond chance: the AUROC's interval against one
+    half, or why it cannot say."""
+    if n == 0 or n_passed in (0, n):
+        return "whether confidence separates passed from failed trials cannot be judged: " + (
+            "no trial recorded a confidence" if n == 0 else "the trials have one outcome only"
+        )
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "no interval says whether confidence separates passed from failed trials (too few tasks to resample)"
+    if lo > 0.5:
+        return "confidence ranks passed trials above failed ones more often than chance (the interval lies above one half)"
+    if hi < 0.5:
+        return "confidence ranks failed trials above passed ones more often than chance (the interval lies below one half)"
+    return (
+        "the interval includes one half: confidence does not separate passed from failed trials beyond chance"
+    )

@@ -35,7 +35,8 @@ def predictability_numbers(
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     """One model's predictability on one trial set ``name``: ``tcons.cal.<name>.<s>.<measure>`` (+ ``.lo .hi``) for
     ``brier``, ``auroc``, ``ece``; ``.n`` (trials with a confidence), ``.n-passed``, ``.n-tasks``, ``.n-missing``
-    (trials without one); ``.auroc.text`` (the AUROC with its interval, or why it is undefined); and per non-empty
+    (trials without one); ``.auroc.text`` (the AUROC with its interval, or why it is undefined), ``.discrimination`` (whether that
+    interval lies above or below one half); and per non-empty
     bin ``b`` of the reliability diagram ``.bin<b>.confidence``, ``.bin<b>.passed``, ``.bin<b>.n`` (and the rows of
     the figure's table)."""
     has = rows["confidence"].notna() if "confidence" in rows else pd.Series(False, index=rows.index)
@@ -85,6 +86,7 @@ def predictability_numbers(
             nb.provenance("len", base, f"trials without a confidence, of {SET_TEXT[name]}, left out"),
         ),
         nb.text(f"{key}.auroc.text", ph.auroc_phrase(n, n_passed, a.estimate, *a.interval), cprov),
+        nb.text(f"{key}.discrimination", ph.discrimination_phrase(n, n_passed, *a.interval), cprov),
     ]
     bprov = nb.provenance(
         reliability_bins, sel, f"reliability diagram over {ECE_BINS} equal-width bins", bins=ECE_BINS
