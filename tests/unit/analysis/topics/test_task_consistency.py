@@ -159,3 +159,29 @@ def test_without_samples_above_zero_the_topic_has_nothing() -> None:
     res = get_topic("task_consistency")(study(samples=False), None, PARAMS)
     assert res.numbers == [] and res.tables == {}
     assert get_topic("task_consistency")(study().drop(columns="build_run"), None, PARAMS).numbers == []
+
+
+@pytest.mark.parametrize(
+    ("counts", "phrase"),
+    [
+        ((1, 0, 0), "the one task was passed in some of its five samples and failed in others"),
+        ((1, 1, 0), "the one task was passed in all five samples"),
+        ((10, 5, 5), "every one of the 10 tasks had one outcome in all five samples (five passed in every sample, "
+         "five failed in every sample)"),
+        ((10, 0, 0), "all 10 tasks were passed in some samples and failed in others; none passed in all five samples "
+         "and none failed in all five samples"),
+        ((0, 0, 0), "no task has all five of its samples"),
+    ],
+)  # fmt: skip
+def test_the_outcome_phrase_at_its_edges(counts: tuple[int, int, int], phrase: str) -> None:
+    from slmbench.analysis.topics.task_consistency.phrases import outcome_phrase
+
+    assert outcome_phrase(K, *counts) == phrase
+
+
+def test_an_auroc_interval_says_how_many_resamples_held_both_outcomes(got: dict[str, Any]) -> None:
+    kept = got["tcons.cal.samples.qa.auroc.resamples"]
+    assert 0 < kept <= PARAMS["n_boot"]
+    text = got["tcons.cal.samples.qa.auroc.text"]
+    assert text.startswith(f"{got['tcons.cal.samples.qa.auroc']:.2f} ")  # here every resample gives 1.00
+    assert (f"over the {kept} of" in text) == ("[" in text and kept < PARAMS["n_boot"])

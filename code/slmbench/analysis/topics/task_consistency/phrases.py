@@ -10,22 +10,34 @@ from slmbench.analysis.phrases import count_word, percent, plural
 from slmbench.analysis.stats_bootstrap import MIN_CLUSTERS
 
 
+def _count(n: int) -> str:
+    return "none" if n == 0 else count_word(n)
+
+
 def outcome_phrase(k: int, n_tasks: int, all_pass: int, none_pass: int) -> str:
     """How the ``k`` samples of each of ``n_tasks`` tasks agree on the outcome: how many tasks passed in every
     sample, failed in every sample, or had both outcomes."""
     if n_tasks == 0:
         return f"no task has all {count_word(k)} of its samples"
     mixed = n_tasks - all_pass - none_pass
-    of = f"of the {plural(n_tasks, 'task')}"
+    every = f"all {count_word(k)} samples"
+    if n_tasks == 1:
+        if mixed:
+            return f"the one task was passed in some of its {count_word(k)} samples and failed in others"
+        return f"the one task was {'passed' if all_pass else 'failed'} in {every}"
     if mixed == 0:
         return (
-            f"every one {of} had one outcome in all {count_word(k)} samples"
-            f" ({count_word(all_pass)} passed in every sample, {count_word(none_pass)} failed in every sample)"
+            f"every one of the {plural(n_tasks, 'task')} had one outcome in {every}"
+            f" ({_count(all_pass)} passed in every sample, {_count(none_pass)} failed in every sample)"
         )
-    was = "was" if mixed == 1 else "were"
+    head = (
+        f"all {plural(n_tasks, 'task')} were"
+        if mixed == n_tasks
+        else f"{count_word(mixed)} of the {plural(n_tasks, 'task')} {'was' if mixed == 1 else 'were'}"
+    )
     return (
-        f"{count_word(mixed)} {of} {was} passed in some samples and failed in others; {count_word(all_pass)}"
-        f" passed in all {count_word(k)} and {count_word(none_pass)} failed in all {count_word(k)}"
+        f"{head} passed in some samples and failed in others; {_count(all_pass)} passed in {every} and"
+        f" {_count(none_pass)} failed in {every}"
     )
 
 
@@ -45,15 +57,19 @@ def decline_phrase(k: int, first: float, last: float) -> str:
     )
 
 
-def auroc_phrase(n: int, n_passed: int, estimate: float, lo: float, hi: float) -> str:
-    """The AUROC with its task-resampled interval, or why it is undefined or has no interval."""
+def auroc_phrase(n: int, n_passed: int, estimate: float, lo: float, hi: float, kept: int, drawn: int) -> str:
+    """The AUROC with its task-resampled interval (and how many of the ``drawn`` resamples had both outcomes, where
+    some did not), or why it is undefined or has no interval."""
     if n == 0:
         return "undefined: no trial recorded a confidence"
     if n_passed == 0:
         return f"undefined: none of the {plural(n, 'trial')} passed, so no passed trial ranks against a failed one"
     if n_passed == n:
         return f"undefined: all {plural(n, 'trial')} passed, so no failed trial ranks against a passed one"
-    return f"{fmt_stat(estimate)} {interval_text(lo, hi, as_rate=False)}"
+    shown = f"{fmt_stat(estimate)} {interval_text(lo, hi, as_rate=False)}"
+    if math.isfinite(lo) and 0 < kept < drawn:
+        return f"{shown}, over the {kept} of {drawn} resamples of tasks that hold both outcomes"
+    return shown
 
 
 def interval_text(lo: float, hi: float, as_rate: bool) -> str:

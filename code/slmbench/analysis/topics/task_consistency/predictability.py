@@ -35,7 +35,8 @@ def predictability_numbers(
 ) -> tuple[list[Number], list[dict[str, Any]]]:
     """One model's predictability on one trial set ``name``: ``tcons.cal.<name>.<s>.<measure>`` (+ ``.lo .hi``) for
     ``brier``, ``auroc``, ``ece``; ``.n`` (trials with a confidence), ``.n-passed``, ``.n-tasks``, ``.n-missing``
-    (trials without one); ``.auroc.text`` (the AUROC with its interval, or why it is undefined), ``.discrimination`` (whether that
+    (trials without one); ``.auroc.resamples`` (resamples of tasks with both outcomes, over which the AUROC's interval is taken),
+    ``.auroc.text`` (the AUROC with its interval, or why it is undefined), ``.discrimination`` (whether that
     interval lies above or below one half); and per non-empty
     bin ``b`` of the reliability diagram ``.bin<b>.confidence``, ``.bin<b>.passed``, ``.bin<b>.n`` (and the rows of
     the figure's table)."""
@@ -85,7 +86,12 @@ def predictability_numbers(
             int((~has).sum()),
             nb.provenance("len", base, f"trials without a confidence, of {SET_TEXT[name]}, left out"),
         ),
-        nb.text(f"{key}.auroc.text", ph.auroc_phrase(n, n_passed, a.estimate, *a.interval), cprov),
+        nb.count(f"{key}.auroc.resamples", a.n_valid, cprov),
+        nb.text(
+            f"{key}.auroc.text",
+            ph.auroc_phrase(n, n_passed, a.estimate, *a.interval, a.n_valid, a.n_resamples),
+            cprov,
+        ),
         nb.text(f"{key}.discrimination", ph.discrimination_phrase(n, n_passed, *a.interval), cprov),
     ]
     bprov = nb.provenance(
