@@ -81,8 +81,10 @@ def _diagram(ax: Axes, src: Source, models: list[str], colors: list[tuple[float,
             drawn = True
             ax.plot(
                 [c for c, _ in points], [p for _, p in points], marker=marker, ms=4, lw=0.8, color=color,
-                markerfacecolor=color if filled else "none", label=None if named else model,
+                markerfacecolor=color if filled else "none",
             )  # fmt: skip
+            if not named:
+                ax.plot([], [], color=color, lw=1.2, label=model)  # the model's entry: its colour alone
             named = True
     if not drawn:
         return False
@@ -93,7 +95,9 @@ def _diagram(ax: Axes, src: Source, models: list[str], colors: list[tuple[float,
         ax.plot([], [], marker=marker, ls="none", color="#444444", markerfacecolor="#444444" if filled else "none",
                 label=label)  # fmt: skip
     ax.legend(fontsize=FONT, frameon=False, loc="upper left")
-    ax.set_xlabel("mean confidence in the bin (10 equal-width bins)", fontsize=FONT)
+    ax.set_xlabel(
+        f"mean confidence in the bin ({src.text('tcons.cal.bins')} equal-width bins)", fontsize=FONT
+    )
     ax.set_ylabel("share of the bin's trials passed", fontsize=FONT)
     ax.set_title("Reliability diagram", fontsize=FONT + 0.5)
     return True
