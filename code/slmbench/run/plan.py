@@ -269,11 +269,15 @@ def plan_shards(config: StudyConfig) -> list[Shard]:
             name = part.key.name
             earlier = planned.get(name)
             if earlier is None:
-                planned[name] = Shard(part.key, part.repeats, part.tasks, frozenset({part.kind}), part.build_part)
+                planned[name] = Shard(
+                    part.key, part.repeats, part.tasks, frozenset({part.kind}), part.build_part
+                )
                 first[name] = part
             elif (earlier.repeats, earlier.tasks) == (part.repeats, part.tasks):
                 planned[name] = dataclasses.replace(
-                    earlier, kinds=earlier.kinds | {part.kind}, build_part=earlier.build_part or part.build_part
+                    earlier,
+                    kinds=earlier.kinds | {part.kind},
+                    build_part=earlier.build_part or part.build_part,
                 )
             else:
                 raise ConfigError(_disagree(config, first[name], part))

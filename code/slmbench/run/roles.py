@@ -17,6 +17,7 @@ shards the config planned for it, whatever protocol they name; its *build run* i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -138,7 +139,7 @@ def build_run(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     return _by_shard(frame, parts)
 
 
-def _by_shard(frame: pd.DataFrame, values: dict[str, str]) -> pd.Series:
+def _by_shard(frame: pd.DataFrame, values: Mapping[str, str]) -> pd.Series:
     """``values`` of each trial's shard (``<model>/<stem>``, from its source file), else missing."""
     stems = frame["source_file"].astype(object).map(lambda s: PurePosixPath(str(s)).stem, na_action="ignore")
     names = frame["model"].astype(object) + "/" + stems
