@@ -66,16 +66,19 @@ def auroc_phrase(n: int, n_passed: int, estimate: float, lo: float, hi: float, k
         return f"undefined: none of the {plural(n, 'trial')} passed, so no passed trial ranks against a failed one"
     if n_passed == n:
         return f"undefined: all {plural(n, 'trial')} passed, so no failed trial ranks against a passed one"
-    shown = f"{fmt_stat(estimate)} {interval_text(lo, hi, as_rate=False)}"
+    shown = f"{fmt_stat(estimate)} {interval_text(lo, hi, as_rate=False, kept=kept)}"
     if math.isfinite(lo) and 0 < kept < drawn:
         return f"{shown}, over the {kept} of {drawn} resamples of tasks that hold both outcomes"
     return shown
 
 
-def interval_text(lo: float, hi: float, as_rate: bool) -> str:
-    """``[lo, hi]`` of a task-resampled interval, or why there is none."""
+def interval_text(lo: float, hi: float, as_rate: bool, kept: int = 0) -> str:
+    """``[lo, hi]`` of a task-resampled interval, or why there is none (``kept``: resamples with a value; none
+    kept means too few tasks were there to resample, some kept that every resample gave one value)."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"(no interval: fewer than {MIN_CLUSTERS} tasks to resample, or every resample alike)"
+        if kept:
+            return "(no interval: every resample of tasks gives this value)"
+        return f"(no interval: fewer than {MIN_CLUSTERS} tasks to resample)"
     shown = (percent(lo), percent(hi)) if as_rate else (fmt_stat(lo), fmt_stat(hi))
     return f"[{shown[0]}, {shown[1]}]"
 
