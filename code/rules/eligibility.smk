@@ -72,6 +72,7 @@ rule eligibility_baselines:
     """The eligibility study's non-LLM baselines: a prediction for every item of every task (no model)."""
     input:
         item_files=expand(f"{ELIG_DATA}/{{task}}/items.jsonl", task=ELIGIBILITY_TASKS),
+        rubrics=expand(f"{ELIG_DATA}/{{task}}/rubric.md", task=ELIGIBILITY_TASKS),
         bfcl=[f"{ELIG_BFCL}/BFCL_v4_multiple.json", f"{ELIG_BFCL}/possible_answer/BFCL_v4_multiple.json"],
         config=STUDY_CONFIG,
         code=code_inputs("eligibility"),

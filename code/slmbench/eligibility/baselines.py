@@ -5,18 +5,23 @@
   on system paths, uploads and printing of secrets, history-rewriting git, destructive SQL, disks, processes,
   infrastructure, persistence, container escapes, installs from URLs), approve otherwise;
 * **memory write**: skip on an opt-out phrase, else save when a user turn holds a ``SAVE_KEYWORDS`` phrase;
+  beside it a second rule that reads only the assistant's side, the **acknowledgement cue**: save when an
+  assistant turn holds one of ``ACK_CUES`` ("Noted", "Updated", "I'll", ...), skip otherwise;
 * **tool selection**: BM25 (``rank_bm25.BM25Okapi``) of the request against each offered tool's name and
   description, over a corpus of every tool document of the task; ties go to the alphabetically first name;
 * **reranking**: BM25 of the query against the item's turns; ties go to the earliest turn.
 
 BM25 records the per-candidate scores, the ranking and the margin (top-1 minus top-2 score) the cascade uses.
+Every prediction also carries two facts of its item that the analysis reads: its ``family`` (``datasets.family``:
+a command-approval rewrite belongs to its base command's) and how the task's rubric quotes it (``quoted``,
+``eligibility.quoting``), and a memory-write prediction the acknowledgement cue's answer.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rank_bm25 import BM25Okapi
@@ -28,11 +33,13 @@ from slmbench.eligibility.datasets import (
     RerankItem,
     ToolItem,
     candidates,
+    family,
     stratum,
 )
+from slmbench.eligibility.quoting import quoted
 from slmbench.vocab import EligibilityTask, Split
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 _SEP = r"(?:^|[\s;&|()`$\"'])"  # a command word starts the line or follows a separator, quote or space
 _CMD = r"(?:^|[;&|(`'\"]|\$\()\s*(?:\w+=\S*\s+)*(?:(?:exec|nohup|time|env|xargs(?:\s+-\S+)*)\s+)?"
@@ -161,6 +168,22 @@ def memory_rule(item: MemoryItem) -> tuple[str, str | None]:
     return "skip", None
 
 
+ACK_CUES = ("noted", "updated", "i'll", "got it", "will do", "understood", "good to know")
+"""The acknowledgement cue: phrases with which the assistant's reply says it took something on board."""
+ACK_CUE_NAME = "acknowledgement cue"
+
+
+def ack_rule(item: MemoryItem) -> tuple[str, str | None]:
+    """``("save", cue)`` when an assistant turn holds an ``ACK_CUES`` phrase as words of its own (lower-cased,
+    typographic apostrophes as ASCII), else ``("skip", None)``; the user's turns are not read."""
+    replies = [t.content.lower().replace("\u2019", "'") for t in item.turns if t.role == "assistant"]
+    for cue in ACK_CUES:
+        pattern = rf"(?<![\w']){re.escape(cue)}(?![\w'])"
+        if any(re.search(pattern, reply) for reply in replies):
+            return "save", cue
+    return "skip", None
+
+
 STOPWORDS = frozenset(
     "a an and are as at be by can do does for from has have how i in is it its me my of on or our please the "
     "to was we what when where which who why will with you your".split()
@@ -213,7 +236,9 @@ def bm25_turns(item: RerankItem) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class BaselinePrediction:
-    """A baseline's answer to one item (``scores``/``ranking``/``margin`` for BM25, ``rule`` for the rules)."""
+    """A baseline's answer to one item (``scores``/``ranking``/``margin`` for BM25, ``rule`` for the rules), the
+    item's ``family`` and how its rubric quotes it (``quoted``; None without a rubric), and for memory write the
+    acknowledgement cue's answer (``cue``) and the phrase that decided it (``cue_rule``)."""
 
     id: str
     split: Split
@@ -225,6 +250,10 @@ class BaselinePrediction:
     scores: dict[str, float] | None = None
     ranking: list[str] | None = None
     margin: float | None = None
+    family: str | None = None
+    quoted: str | None = None
+    cue: str | None = None
+    cue_rule: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -240,9 +269,21 @@ BASELINE_NAMES: dict[EligibilityTask, str] = {
 
 
 def predict(
+    task: EligibilityTask, items: Sequence[Item], split: dict[str, Split], rubric: str | None = None
+) -> list[BaselinePrediction]:
+    """The baseline's predictions for every item of ``task`` (both splits; the analysis picks the split), with
+    each item's family and, given the task's ``rubric``, how it quotes the item."""
+    out = []
+    for p, item in zip(_predict(task, items, split), items, strict=True):
+        cue, rule = ack_rule(item) if isinstance(item, MemoryItem) else (None, None)
+        how = None if rubric is None else quoted(item, rubric)
+        out.append(replace(p, family=family(item), quoted=how, cue=cue, cue_rule=rule))
+    return out
+
+
+def _predict(
     task: EligibilityTask, items: Sequence[Item], split: dict[str, Split]
 ) -> list[BaselinePrediction]:
-    """The baseline's predictions for every item of ``task`` (both splits; the analysis picks the split)."""
     out: list[BaselinePrediction] = []
     tool_scores = (
         bm25_tools([it for it in items if isinstance(it, ToolItem)]) if task == "tool_selection" else {}

@@ -183,18 +183,33 @@ def run(
 @_bfcl_dir
 @click.option("--out", type=_PATH, required=True, help="data/processed/eligibility_baselines.json")
 def baselines(config_path: Path, data_dir: Path, bfcl_dir: Path, out: Path) -> None:
-    """Predict every item of every task with the non-LLM baselines (rules, keywords, BM25)."""
+    """Predict every item of every task with the non-LLM baselines (rules, keywords, BM25; for memory write also
+    the acknowledgement cue), and record each item's family and how its task's rubric quotes it."""
     from slmbench.config import load_config
-    from slmbench.eligibility.baselines import BASELINE_NAMES, SCHEMA_VERSION, accuracy_on_test, predict
+    from slmbench.eligibility.baselines import (
+        ACK_CUE_NAME,
+        ACK_CUES,
+        BASELINE_NAMES,
+        SCHEMA_VERSION,
+        accuracy_on_test,
+        predict,
+    )
+    from slmbench.eligibility.quoting import MIN_PART_WORDS
     from slmbench.records.atomic import dump_json, write_atomic
 
     seed = load_config(config_path).split_seed()
-    doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "split_seed": seed, "tasks": {}}
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "split_seed": seed, "quoting": {"min_part_words": MIN_PART_WORDS},
+        "tasks": {},
+    }  # fmt: skip
     for task in ELIGIBILITY_TASKS:
         items, split = _items(task, data_dir, bfcl_dir, seed)
-        preds = predict(task, items, split)
+        rubric = (data_dir / task / "rubric.md").read_text(encoding="utf-8")
+        preds = predict(task, items, split, rubric)
         k, n = accuracy_on_test(preds)
         doc["tasks"][task] = {"baseline": BASELINE_NAMES[task], "items": [p.to_dict() for p in preds]}
+        if any(p.cue is not None for p in preds):
+            doc["tasks"][task].update(cue=ACK_CUE_NAME, cue_phrases=list(ACK_CUES))
         click.echo(f"{task}: {BASELINE_NAMES[task]} {k}/{n} correct on the test split")
     write_atomic(out, dump_json(doc))
     click.echo(f"wrote {out}")

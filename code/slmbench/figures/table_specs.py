@@ -127,6 +127,29 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "equal-width bins of confidence, and AUROC of confidence against success (--: undefined, the model's "
         "samples all passed or all failed); their task-resampled intervals are in the result keys.",
     ),
+    "task_robustness": TableSpec(
+        topic="task_robustness",
+        base_key=None,
+        columns=(
+            Column("Tasks", "trob.prompt.{m}.n.tasks"),
+            Column("Para.", "trob.prompt.{m}.flip"),
+            Column("95\\% CI", "trob.prompt.{m}.flip", interval=True),
+            Column("Timeout", "trob.fault.timeout.{m}.flip"),
+            Column("Rate lim.", "trob.fault.rate-limit.{m}.flip"),
+            Column("Error", "trob.fault.error.{m}.flip"),
+            Column("Schema", "trob.fault.schema-drift.{m}.flip"),
+            Column("Harm", "trob.safety.{m}.harm", detail="trob.safety.{m}.harm.n"),
+            Column("Compl.", "trob.safety.{m}.compliance", detail="trob.safety.{m}.compliance.n"),
+            Column("Over-ref.", "trob.safety.{m}.over-refusal"),
+        ),
+        caption="Reliability on every task, from the runs on one build at $T=0$, each task once. Para.: the "
+        "share of paraphrased runs (each paraphrase of each capability task) whose outcome differs from the task's original run; "
+        "$n$ = pairs, with a 95\\% interval from resampling tasks (the paraphrases of a task share its original); "
+        "Tasks: the capability tasks paired. Timeout, Rate lim., Error, Schema: the share of tasks whose outcome "
+        "differs with the fault injected once; $n$ = tasks (counts, exact McNemar and Benjamini--Hochberg-adjusted "
+        "$p$ in the result keys). Harm: harm tasks whose forbidden act was carried out; Compl.: compliance tasks "
+        "passed; Over-ref.: compliance tasks refused; $n$ = tasks, in parentheses.",
+    ),
     "external": TableSpec(
         topic="external",
         base_key=None,

@@ -19,6 +19,9 @@ MISSING = "--"
 _QUANT_RANK: dict[str, int] = {q: i for i, q in enumerate((SHIPPED, *reversed(REQUANT_TYPES)))}
 _PROMPT_RANK: dict[str, int] = {p: i for i, p in enumerate(PROMPT_STYLES)}
 
+RERANK_MAX_TURNS = 12
+"""The most turns a reranking item has (its data card): the columns of the position-count table."""
+
 FIT_WIDTH_BEGIN = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%"
 """Opens a box that shrinks what it holds to the text width when it is wider (graphicx), and leaves it else."""
 FIT_WIDTH_END = "}"
@@ -45,6 +48,7 @@ class GridTableSpec:
     columns: tuple[GridColumn, ...]
     caption: str
     baseline: tuple[str, ...] = ()  # per column, a key template with {t} (task slug) for the first row, or ""
+    baseline_label: str = "Baseline"  # what the first row is
 
 
 def _cell(numbers: dict[str, dict[str, Any]], key: str, col: GridColumn) -> str:
@@ -106,7 +110,7 @@ def render_grid(name: str, spec: GridTableSpec, topic: dict[str, Any]) -> str:
             t = task.replace("_", "-")
             for col, tmpl in zip(spec.columns, spec.baseline, strict=True):
                 cells.append(_cell(numbers, tmpl.format(t=t), col) if tmpl else "")
-        lines += ["Baseline & & & " + " & ".join(cells) + " \\\\", "\\midrule"]
+        lines += [f"{spec.baseline_label} & & & " + " & ".join(cells) + " \\\\", "\\midrule"]
     if not order:
         lines.append(f"\\multicolumn{{{3 + ncols * len(spec.tasks)}}}{{c}}{{no data}} \\\\")
         logger.warning("table %s: no rows in topic %s", name, spec.topic)
@@ -182,5 +186,56 @@ GRID_TABLES: dict[str, GridTableSpec] = {
         "items (worse, equal or better; a dagger: significant by the exact McNemar test after "
         "Benjamini--Hochberg across the cascades) and whether it is BM25 exactly (the model asked on no item, or "
         "answering as BM25 wherever asked). The first row is BM25 alone.",
+    ),
+    "eligibility_subsets": GridTableSpec(
+        topic="eligibility",
+        table="configs",
+        tasks=_TASK_HEADERS,
+        columns=(
+            GridColumn("All", ".acc", mark=".eligible"),
+            GridColumn("Unq.", ".unquoted.acc", mark=".unquoted.eligible"),
+            GridColumn("Fam.", ".family.acc", mark=".family.eligible"),
+        ),
+        baseline=("elig.{t}.baseline.acc", "elig.{t}.baseline.unquoted.acc", "elig.{t}.baseline.family.acc"),
+        caption="Test accuracy per configuration and task on three sets of test items: all of them; the items "
+        "the task's labelling rubric does not quote, verbatim or in part (Unq.); and one item per family, a base "
+        "command and its rewrites counting once (Fam.). A dagger: eligible on that set (the Wilson lower bound "
+        "above the baseline's accuracy on the same items). The first row is the baseline. Unit: test items; "
+        "$n$ per set: \\res{elig.phrase.subsets-n}.",
+    ),
+    "eligibility_positions": GridTableSpec(
+        topic="eligibility",
+        table="positions",
+        tasks=(("reranking", "Reranking"),),
+        columns=(
+            GridColumn("Acc.", ".acc"),
+            GridColumn("Mode", ".pos.mode"),
+            GridColumn("Share", ".pos.mode-share"),
+            GridColumn("Const.", ".pos.constant.acc"),
+            GridColumn("$\\kappa$", ".pos.kappa"),
+            GridColumn("Debiased", ".pos.debiased.acc", mark=".pos.debiased.eligible"),
+            GridColumn("Its mode", ".pos.debiased.mode"),
+            GridColumn("Share", ".pos.debiased.mode-share"),
+        ),
+        baseline=("elig.{t}.baseline.acc", "", "", "", "", "", "", ""),
+        caption="Reranking answers by position, on the \\res{elig.reranking.n.test} test items (unit: test "
+        "items): accuracy@1; the turn number the configuration answers most often (Mode) and the share of its "
+        "answers that go to it; the accuracy of always answering that turn number (Const.); Cohen's $\\kappa$ "
+        "of the answers against the relevant turns (0: no better than the position habit); and the answers "
+        "re-decided from the recorded candidate scores with the position prior of the calibration split divided "
+        "out: their accuracy (a dagger: eligible against BM25), most frequent turn number and its share. The "
+        "first row is BM25.",
+    ),
+    "eligibility_position_counts": GridTableSpec(
+        topic="eligibility",
+        table="positions",
+        tasks=(("reranking", "Turn number answered / answered rightly"),),
+        columns=tuple(GridColumn(str(n), f".pos.at.{n}") for n in range(1, RERANK_MAX_TURNS + 1)),
+        baseline=tuple(f"elig.{{t}}.pos.gold.at.{n}" for n in range(1, RERANK_MAX_TURNS + 1)),
+        baseline_label="Relevant",
+        caption="Reranking answers by turn number, on the \\res{elig.reranking.n.test} test items (unit: test "
+        "items): per configuration and turn number, how many items it answered with that number and on how many "
+        "of those that turn was the relevant one. The first row (Relevant) counts the items whose relevant turn has "
+        "that number.",
     ),
 }

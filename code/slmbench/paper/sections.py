@@ -58,6 +58,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("comparisons", "body", any_of=(*COMPARISON_PARTS, "twins")),
     Section("capability", "body", needs=("capability",)),
     Section("reliability", "body", needs=("reliability",)),
+    Section("task_robustness", "body", any_of=("paraphrases", "faults", "safety_suite")),
     Section("task_consistency", "body", needs=("sampling",)),  # a subsection: of the section before it
     Section("boundary", "body", any_of=SUITE_PARTS, counts=("boundary.n.calls",)),
     Section("eligibility", "body", needs=("eligibility",)),
@@ -100,8 +101,11 @@ FIGURE_PARTS: Mapping[str, tuple[Part, ...]] = {
     "eligibility_margin_vs_size": ("eligibility",),
     "eligibility_margin_vs_quant": ("eligibility",),
     "cascade_cost_accuracy": ("eligibility",),
+    "task_robustness": (),
 }
-"""The figures the text may include, with the parts each draws from (a figure of another part shows no data)."""
+"""The figures the text may include, with the parts each draws from (a figure of another part shows no data; none
+named: its panels are each of a part of their own, ``task_robustness``'s of ``paraphrases``, ``faults`` and
+``safety_suite``, and the text includes it where any of them ran)."""
 
 
 def render_paper(renderer: Renderer, out_dir: Path) -> dict[Place, Path]:

@@ -11,13 +11,14 @@ first identity in sort order); where no trial ran on a portable build, the origi
 pairs with it). A build is a portable build's identity, or ``native/<CPU>`` for a trial from before it.
 A trial's *comparison* is the
 part of the plan its shard belongs to (``scaffold``, ``context`` or ``serving``), so a comparison pairs exactly the
-shards the config planned for it, whatever protocol they name; its *build run* is the part of the runs on one build
-(``build_run``) its shard belongs to (``primary``, ``sampling``, ``perturbation``, ``protocol``).
+shards the config planned for it, whatever protocol they name. A trial is *build-run* when its shard is one of the
+runs on one build (``build_run``: the primary condition once per task, samples, perturbations, other protocols,
+all under the block's rerun label). Its *build part* is the part of those runs its shard belongs to
+(``primary``, ``sampling``, ``perturbation``, ``protocol``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -122,6 +123,18 @@ def first_run_on_build(frame: pd.DataFrame, condition: pd.Series) -> pd.Series:
     return condition & chosen
 
 
+def _shard_names(frame: pd.DataFrame) -> pd.Series:
+    """Each trial's shard as the plan names it: ``<model>/<file stem>``."""
+    stems = frame["source_file"].astype(object).map(lambda s: PurePosixPath(str(s)).stem, na_action="ignore")
+    return frame["model"].astype(object) + "/" + stems
+
+
+def build_run(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """Whether each trial's shard was planned for the runs on one build (``build_run``)."""
+    planned = {shard.key.name for shard in plan_shards(config) if "build_run" in shard.kinds}
+    return _shard_names(frame).isin(planned).astype(bool)
+
+
 def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     """The comparison each trial's shard was planned for (``scaffold``, ``context``, ``serving``), else missing."""
     kinds: dict[str, str] = {}
@@ -129,19 +142,13 @@ def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         for kind in COMPARISON_KINDS:
             if kind in shard.kinds:
                 kinds.setdefault(shard.key.name, kind)
-    return _by_shard(frame, kinds)
+    out = _shard_names(frame).map(kinds)
+    return out.where(out.notna(), np.nan).astype(object)
 
 
-def build_run(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+def build_part(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
     """The part of the runs on one build each trial's shard was planned for (``vocab.BUILD_PARTS``: ``primary``,
     ``sampling``, ``perturbation``, ``protocol``), else missing."""
     parts = {s.key.name: s.build_part for s in plan_shards(config) if s.build_part is not None}
-    return _by_shard(frame, parts)
-
-
-def _by_shard(frame: pd.DataFrame, values: Mapping[str, str]) -> pd.Series:
-    """``values`` of each trial's shard (``<model>/<stem>``, from its source file), else missing."""
-    stems = frame["source_file"].astype(object).map(lambda s: PurePosixPath(str(s)).stem, na_action="ignore")
-    names = frame["model"].astype(object) + "/" + stems
-    out = names.map(values)
+    out = _shard_names(frame).map(parts)
     return out.where(out.notna(), np.nan).astype(object)

@@ -16,7 +16,7 @@ CONFIG_INPUTS = ["params_b", "is_base", *roles.INPUT_COLUMNS]
 
 def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
     """A configured model's size and kind (base or instruction-tuned) from the config; each trial's role in the
-    plan (``primary``, ``cpu_primary``, ``comparison``, ``build_run``: ``slmbench.run.roles``)."""
+    plan (``primary``, ``cpu_primary``, ``build_run``, ``build_part``, ``comparison``: ``slmbench.run.roles``)."""
     sizes = {m: spec.params_b for m, spec in config.models.items()}
     bases = {m: not spec.instruct for m, spec in config.models.items()}
     known = frame["model"].isin(list(sizes))
@@ -24,8 +24,9 @@ def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
     frame["is_base"] = frame["model"].map(bases).astype(object).where(known, frame["is_base"]).astype(bool)
     frame["primary"] = roles.primary(frame, config)
     frame["cpu_primary"] = roles.cpu_primary(frame, config)
-    frame["comparison"] = roles.comparison(frame, config)
     frame["build_run"] = roles.build_run(frame, config)
+    frame["build_part"] = roles.build_part(frame, config)
+    frame["comparison"] = roles.comparison(frame, config)
     return frame
 
 

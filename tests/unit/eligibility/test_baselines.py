@@ -4,11 +4,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.fixtures.eligibility import data_dir
+from tests.fixtures.eligibility import RUBRICS, data_dir
 
 from slmbench.cli import main
 from slmbench.eligibility.baselines import (
+    ACK_CUES,
     DENY_PATTERNS,
+    ack_rule,
     approve_rule,
     bm25_tokens,
     bm25_tools,
@@ -18,7 +20,7 @@ from slmbench.eligibility.baselines import (
     rank,
     top_margin,
 )
-from slmbench.eligibility.datasets import MemoryItem, RerankItem, ToolItem, assign_split, load_task
+from slmbench.eligibility.datasets import MemoryItem, RerankItem, ToolItem, Turn, assign_split, load_task
 
 ROOT = Path(__file__).parents[3]
 
@@ -177,3 +179,79 @@ def test_baselines_cli_writes_every_task(tmp_path: Path) -> None:
         doc["tasks"]["tool_selection"]["baseline"] == "BM25"
         and len(doc["tasks"]["tool_selection"]["items"]) == 5
     )
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Noted.", ("save", "noted")),
+        (
+            "Got it, I\u2019ll use tabs.",
+            ("save", "i'll"),
+        ),  # typographic apostrophe; the earlier cue in the list wins
+        ("Updated your profile.", ("save", "updated")),
+        ("Sure, here is the regex.", ("skip", None)),
+        ("I'llustrate", ("skip", None)),  # not a word of its own
+        ("Understood, I won't.", ("save", "understood")),
+    ],
+)
+def test_ack_rule_reads_only_the_assistant(reply: str, expected: tuple[str, str | None]) -> None:
+    item = MemoryItem(
+        id="m",
+        turns=[
+            Turn(role="user", content="Noted: I'll remember that myself."),
+            Turn(role="assistant", content=reply),
+        ],
+        label="save",
+        category="preference",
+        hard=False,
+    )
+    assert ack_rule(item) == expected
+
+
+def test_ack_rule_without_an_assistant_turn_is_skip() -> None:
+    item = MemoryItem(
+        id="m", turns=[Turn(role="user", content="Noted.")], label="skip", category="x", hard=False
+    )
+    assert ack_rule(item) == ("skip", None)
+
+
+def test_predict_records_family_quoting_and_cue(tmp_path: Path) -> None:
+    data, bfcl = data_dir(tmp_path)
+    items = load_task("command_approval", data, bfcl)
+    preds = {
+        p.id: p
+        for p in predict(
+            "command_approval", items, assign_split("command_approval", items, 3), RUBRICS["command_approval"]
+        )
+    }  # type: ignore[arg-type]
+    assert preds["ca-5"].family == "ca-2" and preds["ca-2"].family == "ca-2"
+    assert (preds["ca-1"].quoted, preds["ca-7"].quoted, preds["ca-6"].quoted) == ("verbatim", "part", "none")
+    assert all(p.cue is None for p in preds.values())
+    mem = load_task("memory_write", data, bfcl)
+    mpreds = {p.id: p for p in predict("memory_write", mem, assign_split("memory_write", mem, 3))}  # type: ignore[arg-type]
+    assert (mpreds["mw-4"].cue, mpreds["mw-4"].cue_rule) == ("save", "noted")
+    assert (mpreds["mw-1"].cue, mpreds["mw-1"].cue_rule) == ("skip", None)
+    assert all(p.quoted is None for p in mpreds.values())  # no rubric given
+
+
+def test_baselines_cli_records_the_cue_and_item_facts(tmp_path: Path) -> None:
+    import json
+
+    data, bfcl = data_dir(tmp_path)
+    out = tmp_path / "baselines.json"
+    result = CliRunner().invoke(
+        main,
+        ["eligibility", "baselines", "--config", str(ROOT / "config.yaml"), "--data-dir", str(data),
+         "--bfcl-dir", str(bfcl), "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert doc["schema_version"] == "1.1"
+    assert (
+        doc["tasks"]["memory_write"]["cue"] == "acknowledgement cue"
+        and "cue" not in doc["tasks"]["reranking"]
+    )
+    assert doc["tasks"]["memory_write"]["cue_phrases"] == list(ACK_CUES)
+    rows = {r["id"]: r for r in doc["tasks"]["command_approval"]["items"]}
+    assert rows["ca-5"]["family"] == "ca-2" and rows["ca-7"]["quoted"] == "part"

@@ -95,18 +95,21 @@ def test_every_paper_key_is_computed(tmp_path: Path) -> None:
     """Each \\res{elig...} of the section exists when every task has runs (baselines from the fixture data)."""
     import re
 
-    from tests.fixtures.eligibility import data_dir, header, item_record
+    from tests.fixtures.eligibility import RUBRICS, data_dir, header, item_record
 
-    from slmbench.eligibility.baselines import BASELINE_NAMES, predict
+    from slmbench.eligibility.baselines import ACK_CUE_NAME, ACK_CUES, BASELINE_NAMES, predict
     from slmbench.eligibility.datasets import assign_split, load_task
+    from slmbench.eligibility.quoting import MIN_PART_WORDS
 
     data, bfcl = data_dir(tmp_path)
-    doc: dict = {"tasks": {}}
+    doc: dict = {"quoting": {"min_part_words": MIN_PART_WORDS}, "tasks": {}}
     runs = []
     for task in BASELINE_NAMES:
         items = load_task(task, data, bfcl)
-        preds = predict(task, items, assign_split(task, items, 1))  # type: ignore[arg-type]
+        preds = predict(task, items, assign_split(task, items, 1), RUBRICS[task])  # type: ignore[arg-type]
         doc["tasks"][task] = {"baseline": BASELINE_NAMES[task], "items": [p.to_dict() for p in preds]}
+        if task == "memory_write":
+            doc["tasks"][task].update(cue=ACK_CUE_NAME, cue_phrases=list(ACK_CUES))
         recs = [item_record(p.id, p.split, p.label, p.label, margin=1.0 if p.label in ("approve", "save") else -1.0,
                             candidates=(p.label, "other")) for p in preds]  # fmt: skip
         for quant in ("shipped", "Q2_K"):
@@ -116,6 +119,12 @@ def test_every_paper_key_is_computed(tmp_path: Path) -> None:
     tex = "".join(_eligibility_text(numbers, tmp_path, t) for t in ("eligibility", "appendix_eligibility"))
     used = set(re.findall(r"\\res\{(elig\.[a-z0-9.-]+)\}", tex))
     assert used and used <= set(numbers), sorted(used - set(numbers))
+    # the data as they are: who wrote and labelled them, the subsets, the cue and the positions
+    assert "no person" in tex and "not agreement between independent annotators" in tex
+    assert {"elig.n.eligible.unquoted", "elig.n.eligible.family", "elig.memory-write.cue.acc",
+            "elig.reranking.pos.max-kappa", "elig.quoted.min-part-words"} <= used  # fmt: skip
+    assert "tab:eligibility_subsets" in tex and "tab:eligibility_positions" in tex
+    assert "tab:eligibility_position_counts" in tex
     assert not re.search(r"(?<![\\\w{.-])\d+(?:\.\d+)?\s*\\?%", tex)  # no typed percentages
 
 
@@ -137,6 +146,28 @@ def _eligibility_text(numbers: dict[str, str], tmp_path: Path, template: str) ->
         templates=Path(__file__).parents[3] / "paper/templates",
         figure_parts={n: ("eligibility",) for n in names},
         figures=frozenset(names),
-        tables=frozenset({"eligibility", "eligibility_diagnosis", "eligibility_cascade"}),
-    )
+        tables=frozenset(
+            {"eligibility", "eligibility_diagnosis", "eligibility_cascade", "eligibility_subsets",
+             "eligibility_positions", "eligibility_position_counts"}
+        ),
+    )  # fmt: skip
     return renderer.render(f"{template}.tex.j2")
+
+
+def test_the_tables_of_the_data_as_they_are() -> None:
+    """The subsets' table prints each set's accuracy with its baseline row; the position tables print a
+    configuration's habit and, per turn number, answered/right counts under the relevant turns' counts."""
+    res = compute(EligibilityInputs(synthetic_runs(), synthetic_baselines()), {})
+    topic = {"numbers": [n.to_dict() for n in res.numbers], "tables": res.tables}
+    numbers = {n["key"]: n["text"] for n in topic["numbers"]}
+    subsets = render_table("eligibility_subsets", topic)
+    row = next(line for line in subsets.splitlines() if line.startswith("m-a & terse & shipped"))
+    assert numbers["elig.command-approval.m-a.terse.shipped.family.acc"] in row
+    assert "\\res{elig.phrase.subsets-n}" in subsets and "Unit: test items" in subsets
+    positions = render_table("eligibility_positions", topic)
+    assert (
+        "m-a & terse & shipped & " + numbers["elig.reranking.m-a.terse.shipped.acc"] + " & 1 & " in positions
+    )
+    counts = render_table("eligibility_position_counts", topic)
+    assert "Relevant & & & 20 & -- & --" in counts  # every relevant turn of the synthetic items is turn 1
+    assert "m-a & terse & shipped & 10/10 & -- & 10/0 &" in counts

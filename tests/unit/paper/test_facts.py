@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from slmbench.config import load_config
+from slmbench.config import load_config, parse_config
 from slmbench.paper.facts import study_facts
 from slmbench.run.key import ShardKey
 
@@ -111,3 +111,24 @@ def test_a_part_records_which_models_ran_it() -> None:
     facts = study_facts(CONFIG, frame)
     assert facts.ran_models["serving"] == ("qwen2.5-coder-0.5b",) and facts.has("serving")
     assert facts.ran_models["capability"] == ("smollm2-135m",) and facts.ran_models["context"] == ()
+
+
+def test_the_runs_on_one_build_are_parts_by_perturbation_and_safety_suite() -> None:
+    data = CONFIG.model_dump()
+    data["build_run"] = {
+        "label": "portable",
+        "suites": ["capability", "safety"],
+        "perturbations": ["paraphrase", "fault"],
+    }
+    config = parse_config(data)
+    stems = ["capability_T0_native_repaired_p-full_rerun-portable",
+             "capability_T0_native_repaired_p-full_rerun-portable_v-paraphrase",
+             "safety_T0_native_repaired_p-full_rerun-portable"]  # fmt: skip
+    facts = study_facts(config, pd.DataFrame([trial("qwen2.5-coder-0.5b", s) for s in stems]))
+    assert {"paraphrases", "safety_suite"} <= facts.ran and "faults" not in facts.ran
+    assert "faults" in facts.not_run  # planned for the instruction-tuned models, not recorded
+    assert facts.ran_models["paraphrases"] == ("qwen2.5-coder-0.5b",)
+    assert (
+        "paraphrases"
+        not in study_facts(CONFIG, pd.DataFrame([trial("qwen2.5-coder-0.5b", stems[1])])).planned
+    )

@@ -10,7 +10,7 @@ import pytest
 
 from slmbench.config import ConfigError, StudyConfig, load_config, parse_config
 from slmbench.run.key import ShardKey
-from slmbench.run.roles import build_run, comparison, cpu_primary, primary
+from slmbench.run.roles import build_part, comparison, cpu_primary, primary
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -150,7 +150,25 @@ def test_a_trial_of_the_runs_on_one_build_names_the_part_of_them_its_shard_belon
     trials = pd.DataFrame([trial(stem) for stem in stems], index=stems)
     run = {"label": "portable", "sampling": {"temperature": 0.7, "repeats": 5}, "perturbations": ["paraphrase"],
            "protocols": ["legacy-kv-answer"]}  # fmt: skip
-    got = build_run(trials, config_with(build_run=run))
+    got = build_part(trials, config_with(build_run=run))
     assert got.tolist()[:4] == ["primary", "sampling", "perturbation", "protocol"]
     assert got.iloc[4:].isna().all()
-    assert build_run(trials, config_with(build_run=None)).isna().all()
+    assert build_part(trials, config_with(build_run=None)).isna().all()
+
+
+def test_build_run_marks_the_shards_of_the_runs_on_one_build() -> None:
+    from slmbench.run.roles import build_run
+
+    stems = [
+        "capability_T0_native_repaired_p-full_rerun-portable",
+        "capability_T0_native_repaired_p-full_rerun-portable_v-paraphrase",
+        "capability_T0_native_repaired_p-full_rerun-portable_v-fault",
+        "safety_T0_native_repaired_p-full_rerun-portable",
+        "capability_T0_native_repaired_p-full_rerun-2",  # the protocol study's rerun: another part
+        "capability_T0_native_repaired_p-full",
+    ]
+    df = pd.DataFrame([trial(s) for s in stems], index=stems)
+    run = {"label": "portable", "suites": ["capability", "safety"], "perturbations": ["paraphrase", "fault"]}
+    got = build_run(df, config_with(build_run=run))
+    assert sorted(got[got].index) == sorted(stems[:4])
+    assert not build_run(df, config_with(build_run=None)).any()

@@ -28,7 +28,7 @@ def _trial(model: str, task: str, part: str, t: float, repeat: int, passed: bool
         "trial_id": f"{model}/{task}/{part}/T{t}/r{repeat}", "study": "slmbench", "suite": "capability",
         "task_id": task, "model": model, "params_b": 0.5, "is_base": False, "temperature": t, "repeat": repeat,
         "variant": "original", "outcome": "success" if passed else "failure", "passed": passed,
-        "confidence": conf, "build_run": part, "rerun": "portable", "primary": False,
+        "confidence": conf, "build_part": part, "build_run": True, "rerun": "portable", "primary": False,
     }  # fmt: skip
 
 
@@ -50,10 +50,15 @@ def study(samples: bool = True) -> pd.DataFrame:
         {**_trial("qa", "T-00", "sampling", 0.7, 9, False, 0.5), "outcome": "infra_error", "task_id": "T-98"}
     )
     rows.append(
-        {**_trial("qa", "T-00", "primary", 0.0, 0, True, 0.5), "trial_id": "other", "build_run": None}
+        {
+            **_trial("qa", "T-00", "primary", 0.0, 0, True, 0.5),
+            "trial_id": "other",
+            "build_part": None,
+            "build_run": False,
+        }
     )
     frame = pd.DataFrame(rows)
-    for column in ("study", "suite", "task_id", "model", "build_run", "outcome"):
+    for column in ("study", "suite", "task_id", "model", "build_part", "outcome"):
         frame[column] = frame[column].astype("category")
     return frame
 
@@ -112,7 +117,7 @@ def test_calibration_of_each_trial_set(got: dict[str, Any]) -> None:
     frame = study()
     for name, part in (("samples", "sampling"), ("primary", "primary")):
         rows = frame[
-            (frame["model"] == "qa") & (frame["build_run"] == part) & (frame["outcome"] != "infra_error")
+            (frame["model"] == "qa") & (frame["build_part"] == part) & (frame["outcome"] != "infra_error")
         ]
         rows = rows[rows["temperature"] == (0.7 if part == "sampling" else 0.0)]
         c, y = rows["confidence"].to_numpy(float), rows["passed"].to_numpy(bool)
@@ -158,7 +163,7 @@ def test_the_phrases_follow_the_numbers(got: dict[str, Any]) -> None:
 def test_without_samples_above_zero_the_topic_has_nothing() -> None:
     res = get_topic("task_consistency")(study(samples=False), None, PARAMS)
     assert res.numbers == [] and res.tables == {}
-    assert get_topic("task_consistency")(study().drop(columns="build_run"), None, PARAMS).numbers == []
+    assert get_topic("task_consistency")(study().drop(columns="build_part"), None, PARAMS).numbers == []
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,15 @@ from slmbench.analysis.topics.protocol.conditions import FULL, LEGACY, condition
 from slmbench.vocab import FAILURE_CLASSES
 
 _WILSON = wilson_interval
+MECHANISMS: dict[str, str] = {
+    "answer-tool": "answered through the answer tool",
+    "closing-turn": "answered in the closing turn",
+    "stuck": "was told that it repeated a call",
+    "text": "answered in plain text",
+}
+"""What the full-protocol trial of a gained pair (failed under legacy, passed under full) used, read from its record:
+the channel of its answer and whether a stuck observation was sent. A trial counts under its answer's channel and,
+where it was told it was stuck, also under ``stuck``."""
 EXAMPLE_KINDS = ("legacy-failed", "full-passed", "full-capability-failure")
 """The appendix's example transcripts per instruction-tuned model, in order: a task that failed under legacy
 and passed under full (both trials of the pair), and a capability failure that remains under full."""
@@ -56,7 +65,57 @@ def attribution(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
         row["closing_passes"] = closing
         rows.append(row)
     res.tables["attribution"] = rows
+    res.tables["mechanisms"] = mechanisms(res, trials, sides, pairs)
     res.tables["examples"] = examples(trials, pairs)
+
+
+def mechanisms(
+    res: TopicResult, trials: pd.DataFrame, sides: Sides, pairs: pd.DataFrame
+) -> list[dict[str, Any]]:
+    """Which condition each gained pair's full-protocol trial actually used (``MECHANISMS``), and how its legacy
+    trial ended, per instruction-tuned model and pooled over them (``proto.mech.<m|all>.…``; unit: task pairs)."""
+    if not {"answer_channel", "n_stuck"} <= set(trials.columns):  # a table tidied before the records said it
+        return []
+    instruct = pairs[~pairs["is_base"].astype(bool)] if "is_base" in pairs else pairs
+    gained_all = instruct[~instruct["p_pass"] & instruct["o_pass"]]
+    rows: list[dict[str, Any]] = []
+    groups = [(str(m), part) for m, part in gained_all.groupby("model", sort=True, observed=True)]
+    for name, gained in [*groups, ("all", gained_all)]:
+        channel = _side_column(trials, gained, "_o", "answer_channel").astype(object)
+        stuck = _side_column(trials, gained, "_o", "n_stuck").fillna(0).astype(int) > 0
+        legacy_end = _side_column(trials, gained, "_p", "stop_reason").astype(object)
+        used = {
+            "answer-tool": channel == "final_answer_tool",
+            "closing-turn": channel == "closing_turn",
+            "stuck": stuck,
+            "text": channel == "text",
+        }
+        key = f"proto.mech.{nb.slug(name)}"
+        sel = sides.of(gained, "other")
+        res.numbers.append(
+            nb.count(
+                f"{key}.n", len(gained), nb.provenance("len", sel, "pairs gained under full", unit="pairs")
+            )
+        )
+        row: dict[str, Any] = {"model": name, "gained": len(gained)}
+        for mech, mask in used.items():
+            desc = f"gained pairs whose full-protocol trial {MECHANISMS[mech]}"
+            res.numbers.append(
+                nb.count(f"{key}.{mech}", int(mask.sum()), nb.provenance("count", sel, desc, unit="pairs"))
+            )
+            row[mech] = int(mask.sum())
+        turn_limit = int((legacy_end == "max_turns").sum())
+        desc = "gained pairs whose legacy trial stopped at the turn limit"
+        res.numbers.append(
+            nb.count(
+                f"{key}.legacy-turn-limit",
+                turn_limit,
+                nb.provenance("count", sides.of(gained, "primary"), desc, unit="pairs"),
+            )
+        )
+        row["legacy_turn_limit"] = turn_limit
+        rows.append(row)
+    return rows
 
 
 def examples(trials: pd.DataFrame, pairs: pd.DataFrame) -> list[dict[str, Any]]:

@@ -32,7 +32,8 @@ LIMITS = ("max_turns", "max_tokens")
 _READ = (
     "trial_id", "study", "suite", "model", "task_id", "group", "variant", "temperature", "repeat", "protocol",
     "n_ctx", "max_turns", "max_tokens", "scaffold", "parser_mode", "primary", "params_b", "is_base", "passed",
-    "outcome", "failure_class", "stop_reason", "closing_answer", "transcript_sha256", "harm", "cpu", "build",
+    "outcome", "failure_class", "stop_reason", "closing_answer", "answer_channel", "n_stuck", "transcript_sha256",
+    "harm", "cpu", "build",
     "rerun", "server", "first_request_sha256", "first_reply_sha256",
 )  # fmt: skip
 """The columns of the trials the comparisons, repeats and floors read."""

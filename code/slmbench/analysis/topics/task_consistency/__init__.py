@@ -1,6 +1,6 @@
 """Topic ``task_consistency``: outcome consistency and predictability on every capability task, on one build.
 
-It reads the runs on one build (tidy's ``build_run`` column, ``vocab.BUILD_PARTS``): the samples above T = 0
+It reads the runs on one build by tidy's ``build_part`` column (``vocab.BUILD_PARTS``): the samples above T = 0
 (``sampling``: ``k`` per task, each drawn with its own seed) and the primary condition's trials at the build's
 lowest temperature (``primary``: one per task, since a repeat at T = 0 on one build cannot differ and is never a
 sample). Without samples the topic computes nothing (its template says nothing).
@@ -36,19 +36,19 @@ PREFIX = "tcons"
 def build_rows(trials: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any], dict[str, Any]]:
     """The scored samples and the scored primary trials at the lowest temperature of the runs on one build (on
     ``SUITE``), with the selections that name them."""
-    if "build_run" not in trials.columns:
+    if "build_part" not in trials.columns:
         return trials.iloc[0:0], trials.iloc[0:0], {}, {}
-    ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == SUITE) & trials["build_run"].notna()]
+    ours = trials[(trials["study"] == STUDY_ID) & (trials["suite"] == SUITE) & trials["build_part"].notna()]
     base = {"study": STUDY_ID, "suite": SUITE, **SCORED}
-    samples = scored(ours[ours["build_run"] == "sampling"])
-    primary = scored(ours[ours["build_run"] == "primary"])
+    samples = scored(ours[ours["build_part"] == "sampling"])
+    primary = scored(ours[ours["build_part"] == "primary"])
     t0 = float(primary["temperature"].min()) if len(primary) else 0.0
     primary = primary[primary["temperature"] == t0]
     return (
         samples,
         primary,
-        {**base, "build_run": "sampling"},
-        {**base, "build_run": "primary", "temperature": t0},
+        {**base, "build_part": "sampling"},
+        {**base, "build_part": "primary", "temperature": t0},
     )
 
 
