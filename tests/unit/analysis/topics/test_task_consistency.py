@@ -190,3 +190,16 @@ def test_an_auroc_interval_says_how_many_resamples_held_both_outcomes(got: dict[
     text = got["tcons.cal.samples.qa.auroc.text"]
     assert text == "1.00 (no interval: every resample of tasks gives this value)"  # passed samples rank first
     assert (f"over the {kept} of" in text) == ("[" in text and kept < PARAMS["n_boot"])
+
+
+def test_with_one_passed_trial_the_auroc_is_its_rank_and_has_no_interval() -> None:
+    frame = study()
+    one = (frame["model"] == "qb") & (frame["task_id"] == "T-03")  # qb's one passed primary trial, at 0.59
+    frame.loc[one, ["passed", "outcome"]] = [True, "success"]
+    got = numbers(frame)
+    assert got["tcons.cal.primary.qb.auroc"] == pytest.approx(3 / 9)  # above three of the nine failed ones
+    assert got["tcons.cal.primary.qb.auroc.lo"] == "n/a" and got["tcons.cal.primary.qb.auroc.hi"] == "n/a"
+    assert got["tcons.cal.primary.qb.auroc.text"] == (
+        "0.33 (no interval: one trial passed, so the AUROC is its rank among the nine failed ones)"
+    )
+    assert got["tcons.cal.primary.qb.discrimination"].startswith("whether confidence separates")

@@ -66,6 +66,8 @@ def auroc_phrase(n: int, n_passed: int, estimate: float, lo: float, hi: float, k
         return f"undefined: none of the {plural(n, 'trial')} passed, so no passed trial ranks against a failed one"
     if n_passed == n:
         return f"undefined: all {plural(n, 'trial')} passed, so no failed trial ranks against a passed one"
+    if 1 in (n_passed, n - n_passed):
+        return f"{fmt_stat(estimate)} (no interval: {_alone(n_passed, n)})"
     shown = f"{fmt_stat(estimate)} {interval_text(lo, hi, as_rate=False, kept=kept)}"
     if math.isfinite(lo) and 0 < kept < drawn:
         return f"{shown}, over the {kept} of {drawn} resamples of tasks that hold both outcomes"
@@ -90,6 +92,10 @@ def discrimination_phrase(n: int, n_passed: int, lo: float, hi: float) -> str:
         return "whether confidence separates passed from failed trials cannot be judged: " + (
             "no trial recorded a confidence" if n == 0 else "the trials have one outcome only"
         )
+    if 1 in (n_passed, n - n_passed):
+        return (
+            f"whether confidence separates passed from failed trials cannot be judged: {_alone(n_passed, n)}"
+        )
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return "no interval says whether confidence separates passed from failed trials (too few tasks to resample)"
     if lo > 0.5:
@@ -99,3 +105,9 @@ def discrimination_phrase(n: int, n_passed: int, lo: float, hi: float) -> str:
     return (
         "the interval includes one half: confidence does not separate passed from failed trials beyond chance"
     )
+
+
+def _alone(n_passed: int, n: int) -> str:
+    """Why one trial of an outcome gives no interval: the AUROC is that trial's rank among the others."""
+    one, others = ("passed", "failed") if n_passed == 1 else ("failed", "passed")
+    return f"one trial {one}, so the AUROC is its rank among the {count_word(n - 1)} {others} ones"

@@ -5,6 +5,7 @@ tasks (the samples of one task are not independent). Trials without a confidence
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -54,6 +55,8 @@ def predictability_numbers(
         seed=p["bootstrap_seed"],
         alpha=p["alpha"],
     )
+    n, n_passed = len(known), int(ok.sum())
+    alone = 1 in (n_passed, n - n_passed)  # the AUROC is one trial's rank: no interval
     out: list[Number] = []
     for measure, b in got.items():
         prov = nb.provenance(
@@ -65,13 +68,12 @@ def predictability_numbers(
             bootstrap_seed=p["bootstrap_seed"],
             n_boot=p["n_boot"],
         )
-        lo, hi = b.interval
+        lo, hi = (math.nan, math.nan) if measure == "auroc" and alone else b.interval
         out += [
             nb.stat(f"{key}.{measure}{x}", v, prov, digits=3)
             for x, v in (("", b.estimate), (".lo", lo), (".hi", hi))
         ]
     cprov = nb.provenance("len", sel, f"trials with a confidence, of {SET_TEXT[name]}")
-    n, n_passed = len(known), int(ok.sum())
     a = got["auroc"]
     out += [
         nb.count(f"{key}.n", n, cprov),
