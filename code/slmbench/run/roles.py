@@ -27,7 +27,7 @@ import pandas as pd
 from slmbench.config import ConfigError, StudyConfig
 from slmbench.records.fingerprint import NATIVE_BUILD
 from slmbench.run.plan import plan_shards
-from slmbench.vocab import COMPARISON_KINDS
+from slmbench.vocab import COMPARISON_KINDS, NULL_CONTROL
 
 INPUT_COLUMNS = ["model", "suite", "temperature", "scaffold", "parser_mode", "protocol", "n_ctx", "max_turns",
                  "max_tokens", "rerun", "server", "build", "perturbation", "source_file"]  # fmt: skip
@@ -45,6 +45,7 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         frame["max_tokens"].isna() | (frame["max_tokens"] == config.max_tokens)
     )
     temperature = frame["temperature"].astype(float).isin([float(t) for t in config.temperatures])
+    suite = frame["suite"].isin([*config.suites, NULL_CONTROL])  # a suite only the build run adds is not primary
     own_backend = frame["server"].isna() if "server" in frame else pd.Series(True, index=frame.index)
     as_written = (
         frame["perturbation"].isna() if "perturbation" in frame else pd.Series(True, index=frame.index)
@@ -56,6 +57,7 @@ def primary_condition(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
         & same_ctx
         & same_limits
         & temperature
+        & suite
         & own_backend
         & as_written
     )

@@ -116,6 +116,19 @@ def test_without_a_configured_build_the_portable_build_with_most_primary_trials_
     assert primary(df, config_with(primary_build=None)).tolist() == [False, True, True, False, False]
 
 
+def test_a_suite_that_only_the_build_run_adds_is_not_the_primary_condition() -> None:
+    df = pd.DataFrame(
+        [
+            trial("safety_T0_native_repaired_p-full_rerun-portable", cpu="0123456789abcdef"),
+            trial("null_control_T0_native_repaired_p-full"),
+        ]
+    )
+    config = config_with(primary_build=None)
+    assert "safety" not in config.suites
+    assert primary(df, config).tolist() == [False, True]
+    assert cpu_primary(df, config).tolist() == [False, True]
+
+
 def test_a_comparison_is_the_part_of_the_plan_its_shard_belongs_to() -> None:
     got = comparison(frame(), config_with()).dropna()
     assert got.to_dict() == {

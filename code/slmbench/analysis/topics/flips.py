@@ -26,15 +26,29 @@ repeat."""
 
 
 def null_control(ours: pd.DataFrame) -> pd.DataFrame:
-    """Null-control reruns of unchanged prompts plus the capability run of the same tasks (its first repeat: with
-    k repeats, the later ones are not the run the null control reruns)."""
+    """Null-control reruns of unchanged prompts plus the capability run of the same tasks on the same build (its
+    first repeat: with k repeats, the later ones are not the run the null control reruns)."""
     null = ours[ours["suite"] == "null_control"]
     if null.empty:
         return null
-    keys = null[PROMPT].drop_duplicates()
+    on = [*PROMPT, "build"] if "build" in ours.columns else PROMPT
+    keys = null[on].drop_duplicates()
     cap = ours[(ours["suite"] == "capability") & (ours["variant"] == ORIGINAL_VARIANT)].merge(keys)
-    first = cap.groupby(PROMPT, sort=False, observed=True)["repeat"].transform("min")
+    first = cap.groupby(on, sort=False, observed=True)["repeat"].transform("min")
     return pd.concat([null, cap[cap["repeat"] == first]], ignore_index=True)
+
+
+def null_control_runs(trials: pd.DataFrame, study: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """``null_control`` read on each rerun's own build: of ``study``'s trials in the primary condition's first
+    run on their build (``cpu_primary``), so that the reruns pair with the capability run they repeat wherever the
+    primary results read another build; and the selection that names those trials."""
+    flag = "cpu_primary" if "cpu_primary" in trials.columns else "primary"
+    mine = trials["study"] == study
+    if flag in trials.columns:
+        mine &= trials[flag].fillna(True).astype(bool)
+    return null_control(trials[mine]), {"study": study, flag: True} if flag in trials.columns else {
+        "study": study
+    }
 
 
 def _run_order(df: pd.DataFrame) -> pd.DataFrame:

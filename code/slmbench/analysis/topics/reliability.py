@@ -24,7 +24,7 @@ from slmbench.analysis.topics.flips import (
     PROMPT,
     cells,
     flip_numbers,
-    null_control,
+    null_control_runs,
     paired_runs,
     perturbed_flip_numbers,
     perturbed_pairs,
@@ -90,7 +90,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     alpha = p["alpha"]
     ours, base_sel = primary_rows(trials, STUDY)
     df = ours[ours["suite"] == "reliability"]
-    null_sc = scored(null_control(ours))
+    null_rows, null_base = null_control_runs(trials, STUDY)
+    null_sc = scored(null_rows)
     sel: dict[str, Any] = {**base_sel, "suite": "reliability"}
     sc = scored(df)
     res = TopicResult()
@@ -158,8 +159,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     for model in sorted(
         set(info.index) | set(null_sc["model"].astype(str))
     ):  # the null control may run alone
-        res.numbers += _null_model(model, null_sc, base_sel, trials, alpha)
-    nsel = {**base_sel, **SCORED, "suite": ["null_control", "capability"], "variant": "original"}
+        res.numbers += _null_model(model, null_sc, null_base, trials, alpha)
+    nsel = {**null_base, **SCORED, "suite": ["null_control", "capability"], "variant": "original"}
     res.numbers += flip_numbers(
         "rel.null.flip-rate", repeat_pairs(null_sc), selection_for(trials, paired_runs(null_sc), nsel), alpha
     )

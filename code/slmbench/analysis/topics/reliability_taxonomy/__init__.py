@@ -17,7 +17,7 @@ from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.common import SCORED, model_info, models_table, primary_rows, scored
-from slmbench.analysis.topics.flips import null_control
+from slmbench.analysis.topics.flips import null_control_runs
 from slmbench.analysis.topics.reliability_taxonomy.consistency import (
     outcome_numbers,
     repeated_runs,
@@ -62,7 +62,8 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     ours, base_sel = primary_rows(trials, STUDY_ID)
     df = ours[ours["suite"] == "reliability"]
     sc = scored(df)
-    null_sc = scored(null_control(ours))
+    null_rows, null_base = null_control_runs(trials, STUDY_ID)
+    null_sc = scored(null_rows)
     sel: dict[str, Any] = {**base_sel, "suite": "reliability"}
     runs, k = repeated_runs(sc)
     info = model_info(df) if len(df) else pd.DataFrame(columns=["is_base"])
@@ -91,7 +92,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         res.numbers += outcome_numbers(mine, k, s, trials, csel, p)
         res.numbers += trajectory_numbers(mine, events, s, trials, csel, alpha)
         res.numbers += resource_numbers(mine, s, trials, csel, p)
-        nsel = {**base_sel, **SCORED, "suite": ["null_control", "capability"], "model": who}
+        nsel = {**null_base, **SCORED, "suite": ["null_control", "capability"], "model": who}
         res.numbers += prompt_numbers(
             part[part["dimension"] == "robustness"],
             null_sc[null_sc["model"].isin(models)],
@@ -100,7 +101,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
             (
                 {**msel, "dimension": "robustness"},
                 {**nsel, "variant": ORIGINAL_VARIANT},
-                {**base_sel, **SCORED, "model": who},
+                {**null_base, **SCORED, "model": who},
             ),
             alpha,
         )
