@@ -29,6 +29,10 @@ PLAN_KINDS: tuple[PlanKind, ...] = get_args(PlanKind)
 comparison, the protocol study, the serving comparison, the runs on one build. A shard two of them plan alike is
 planned once, with both kinds."""
 COMPARISON_KINDS: tuple[PlanKind, ...] = ("scaffold", "context", "serving")
+BuildPart = Literal["primary", "sampling", "perturbation", "protocol"]
+BUILD_PARTS: tuple[BuildPart, ...] = get_args(BuildPart)
+"""The parts of the runs on one build (``build_run``): the primary condition, the samples above T = 0 (outcome
+consistency), the perturbed prompts and the other protocols. Tidy's ``build_run`` column names a trial's."""
 StudyPart = Literal[
     "null_control", "scaffold_comparison", "context_comparison", "serving_comparison", "protocol_study",
     "build_run", "eligibility", "published_studies",

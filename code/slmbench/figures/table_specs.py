@@ -101,6 +101,32 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "held. Intervals, counts and the unit of each $n$ are in the result keys. [[Base models are marked "
         "\\textsuperscript{b}; ]]the pooled row is over the instruction-tuned models.",
     ),
+    "task_consistency": TableSpec(
+        topic="task_consistency",
+        base_key=None,
+        columns=(
+            Column("Tasks", "tcons.n.tasks.{m}"),
+            Column("pass$^1$", "tcons.pass-hat.1.{m}"),
+            Column("pass$^k$", "tcons.pass-hat-k.{m}"),
+            Column("95\\% CI", "tcons.pass-hat-k.{m}", interval=True),
+            Column("pass@$k$", "tcons.pass-at-k.{m}"),
+            Column("Mixed", "tcons.mixed.{m}"),
+            Column("95\\% CI", "tcons.mixed.{m}", interval=True),
+            Column("Trials", "tcons.cal.samples.{m}.n"),
+            Column("Brier", "tcons.cal.samples.{m}.brier"),
+            Column("ECE", "tcons.cal.samples.{m}.ece"),
+            Column("AUROC", "tcons.cal.samples.{m}.auroc"),
+        ),
+        caption="Every capability task on one build, sampled $k$ times above temperature 0 (each sample with its "
+        "own seed; a rerun at temperature 0 is not a sample). Outcome consistency over the tasks that have all "
+        "$k$ samples (Tasks: $n$, the unit of every interval here): pass$^1$ and pass$^k$ (all of $k$ samples "
+        "pass) and pass@$k$ (at least one passes), unbiased estimators averaged over tasks, with percentile "
+        "intervals from resampling tasks; Mixed, the share of tasks passed in some samples and failed in others "
+        "(Wilson). Predictability of the samples (Trials: $n$ of trials with a confidence, the geometric-mean "
+        "probability of the tokens the model generated): Brier score, expected calibration error over ten "
+        "equal-width bins of confidence, and AUROC of confidence against success (--: undefined, the model's "
+        "samples all passed or all failed); their task-resampled intervals are in the result keys.",
+    ),
     "task_robustness": TableSpec(
         topic="task_robustness",
         base_key=None,

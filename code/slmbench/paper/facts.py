@@ -17,20 +17,22 @@ from slmbench.conditions import LEGACY_NAME
 from slmbench.config import StudyConfig
 from slmbench.paper.model_facts import IDENTITY_FACT_COLUMNS, ModelFacts, model_facts, same_file, served_pairs
 from slmbench.run.key import ShardKey
-from slmbench.run.plan import plan_shards
+from slmbench.run.plan import Shard, plan_shards
 from slmbench.run.roles import primary
 from slmbench.tasks.loader import task_index
 from slmbench.vocab import COMPARISON_KINDS, DIMENSIONS, STUDY_ID, Perturbation, Suite
 
 Part = Literal[
     "capability", "reliability", "null_control", "scaffold", "context", "serving", "twins", "protocol", "legacy",
-    "ablation", "rerun", "limits", "sweep", "eligibility", "external", "paraphrases", "faults", "safety_suite",
+    "ablation", "rerun", "limits", "sweep", "sampling", "eligibility", "external", "paraphrases", "faults",
+    "safety_suite",
 ]  # fmt: skip
 """The parts of a study that its text can speak of: the two suites of the primary condition, the null control,
 the three comparisons, one file run in-process and served by two of the study's models (``twins``), the protocol
 study's parts (its protocol's repeats, the legacy baseline, the ablations,
 the reruns, the other limits, the temperature sweep), the eligibility study, the reproduced published study, and
-of the runs on one build the paraphrases and the injected faults of every task and the safety suite."""
+of the runs on one build the samples of every task above temperature 0 (``sampling``), the paraphrases and the
+injected faults of every task and the safety suite."""
 PARTS: tuple[Part, ...] = get_args(Part)
 COMPARISON_PARTS: tuple[Part, ...] = tuple(p for p in PARTS if p in COMPARISON_KINDS)
 """The parts that are comparisons with the primary results (``vocab.COMPARISON_KINDS``)."""
@@ -50,6 +52,7 @@ PART_TEXT: dict[Part, str] = {
     "rerun": "the rerun of the primary protocol",
     "limits": "the larger turn and token limits",
     "sweep": "the temperature sweep",
+    "sampling": "the samples of every task above temperature 0 on one build",
     "eligibility": "the eligibility study",
     "external": "the reproduction of the published study",
     "paraphrases": "the paraphrases of every task",
@@ -165,7 +168,7 @@ def _shard_parts(config: StudyConfig) -> dict[str, set[Part]]:
                 parts.add(kind)  # type: ignore[arg-type]
             elif kind == "protocol" and study is not None:
                 parts.add(_protocol_part(shard.key, study.ablation, t0))
-            elif kind == "build_run" and (part := _build_run_part(shard.key)) is not None:
+            elif kind == "build_run" and (part := _build_run_part(shard)) is not None:
                 parts.add(part)
     return out
 
@@ -175,9 +178,12 @@ BUILD_RUN_PARTS: dict[Perturbation, Part] = {"paraphrase": "paraphrases", "fault
 SAFETY_SUITE: Suite = "safety"
 
 
-def _build_run_part(key: ShardKey) -> Part | None:
-    """The part a shard of the runs on one build is: its perturbation's, or the safety suite (None: the other
-    shards of those runs, which no text speaks of on their own)."""
+def _build_run_part(shard: Shard) -> Part | None:
+    """The part a shard of the runs on one build is: the samples above T = 0, its perturbation's, or the safety
+    suite (None: the other shards of those runs, which no text speaks of on their own)."""
+    key = shard.key
+    if shard.build_part == "sampling":
+        return "sampling"
     if key.perturbation is not None:
         return BUILD_RUN_PARTS[key.perturbation]
     return "safety_suite" if key.suite == SAFETY_SUITE else None

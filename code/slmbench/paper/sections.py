@@ -59,6 +59,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("capability", "body", needs=("capability",)),
     Section("reliability", "body", needs=("reliability",)),
     Section("task_robustness", "body", any_of=("paraphrases", "faults", "safety_suite")),
+    Section("task_consistency", "body", needs=("sampling",)),  # a subsection: of the section before it
     Section("boundary", "body", any_of=SUITE_PARTS, counts=("boundary.n.calls",)),
     Section("eligibility", "body", needs=("eligibility",)),
     Section("limits", "body", any_of=SUITE_PARTS),
@@ -93,6 +94,7 @@ FIGURE_PARTS: Mapping[str, tuple[Part, ...]] = {
     "context_cap": ("context",),
     "protocol_ablation": ("protocol", "legacy"),
     "protocol_temperature": ("protocol", "sweep"),
+    "task_consistency": ("sampling",),
     "accuracy_vs_temperature": ("external",),
     "temperature_sensitivity": ("external",),
     "external_comparison": ("external",),

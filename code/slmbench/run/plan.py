@@ -22,7 +22,7 @@ from slmbench.models.resources import ShardResources, shard_resources
 from slmbench.models.weights import weights_path
 from slmbench.run.key import NULL_CONTROL_SUITE, ShardKey
 from slmbench.tasks.loader import task_index
-from slmbench.vocab import NULL_CONTROL, ParserMode, Perturbation, PlanKind, ScaffoldName
+from slmbench.vocab import NULL_CONTROL, BuildPart, ParserMode, Perturbation, PlanKind, ScaffoldName
 
 NULL_CONTROL_TEMPERATURE = 0.0
 """The null control reruns at T=0, where any difference between reruns is noise of the machine."""
@@ -30,12 +30,14 @@ NULL_CONTROL_TEMPERATURE = 0.0
 
 @dataclass(frozen=True)
 class Shard:
-    """A planned shard: its key, the repeats of each variant and its tasks (empty: the whole suite)."""
+    """A planned shard: its key, the repeats of each variant and its tasks (empty: the whole suite), why it is
+    planned, and for a shard of the runs on one build which of their parts it is."""
 
     key: ShardKey
     repeats: int
     tasks: tuple[str, ...] = ()
     kinds: frozenset[PlanKind] = frozenset()
+    build_part: BuildPart | None = None
 
 
 def shard_key(
@@ -118,6 +120,7 @@ class _Part:
     tasks: tuple[str, ...]
     repeats_from: str
     tasks_from: str
+    build_part: BuildPart | None = None
 
 
 def _parts(config: StudyConfig, model: str) -> Iterator[_Part]:
@@ -171,27 +174,26 @@ def _build_run(config: StudyConfig, model: str) -> Iterator[_Part]:
         return
     t0, label, instruct = min(config.temperatures), run.label, config.models[model].instruct
 
-    def part(key: ShardKey, repeats: int, repeats_from: str, suite: str) -> _Part:
+    def part(key: ShardKey, repeats: int, repeats_from: str, suite: str, build_part: BuildPart) -> _Part:
         return _Part("build_run", key, repeats, selected_tasks(config, suite), repeats_from,
-                     _tasks_field(config, suite))  # fmt: skip
+                     _tasks_field(config, suite), build_part)  # fmt: skip
 
     for suite in run.suites:
         for t in config.temperatures:
-            yield part(
-                shard_key(config, model, suite, t, rerun=label), run.repeats, "build_run.repeats", suite
-            )
+            key = shard_key(config, model, suite, t, rerun=label)
+            yield part(key, run.repeats, "build_run.repeats", suite, "primary")
     if run.sampling is not None and instruct and run.sampling.samples(model):
         s = run.sampling
         for suite in s.suites:
             key = shard_key(config, model, suite, s.temperature, rerun=label)
-            yield part(key, s.repeats, "build_run.sampling.repeats", suite)
+            yield part(key, s.repeats, "build_run.sampling.repeats", suite, "sampling")
     for perturbation in run.perturbations if instruct else []:
         for suite in run.perturbation_suites:
             key = shard_key(config, model, suite, t0, rerun=label, perturbation=perturbation)
-            yield part(key, 1, "build_run.perturbations", suite)
+            yield part(key, 1, "build_run.perturbations", suite, "perturbation")
     for protocol in run.protocols:
         key = shard_key(config, model, "capability", t0, protocol=protocol, rerun=label)
-        yield part(key, 1, "build_run.protocols", "capability")
+        yield part(key, 1, "build_run.protocols", "capability", "protocol")
 
 
 def _tasks_field(config: StudyConfig, suite: str) -> str:
@@ -267,10 +269,16 @@ def plan_shards(config: StudyConfig) -> list[Shard]:
             name = part.key.name
             earlier = planned.get(name)
             if earlier is None:
-                planned[name] = Shard(part.key, part.repeats, part.tasks, frozenset({part.kind}))
+                planned[name] = Shard(
+                    part.key, part.repeats, part.tasks, frozenset({part.kind}), part.build_part
+                )
                 first[name] = part
             elif (earlier.repeats, earlier.tasks) == (part.repeats, part.tasks):
-                planned[name] = dataclasses.replace(earlier, kinds=earlier.kinds | {part.kind})
+                planned[name] = dataclasses.replace(
+                    earlier,
+                    kinds=earlier.kinds | {part.kind},
+                    build_part=earlier.build_part or part.build_part,
+                )
             else:
                 raise ConfigError(_disagree(config, first[name], part))
     return list(planned.values())

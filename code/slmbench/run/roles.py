@@ -13,7 +13,8 @@ A trial's *comparison* is the
 part of the plan its shard belongs to (``scaffold``, ``context`` or ``serving``), so a comparison pairs exactly the
 shards the config planned for it, whatever protocol they name. A trial is *build-run* when its shard is one of the
 runs on one build (``build_run``: the primary condition once per task, samples, perturbations, other protocols,
-all under the block's rerun label).
+all under the block's rerun label). Its *build part* is the part of those runs its shard belongs to
+(``primary``, ``sampling``, ``perturbation``, ``protocol``).
 """
 
 from __future__ import annotations
@@ -146,4 +147,12 @@ def comparison(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
             if kind in shard.kinds:
                 kinds.setdefault(shard.key.name, kind)
     out = _shard_names(frame).map(kinds)
+    return out.where(out.notna(), np.nan).astype(object)
+
+
+def build_part(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
+    """The part of the runs on one build each trial's shard was planned for (``vocab.BUILD_PARTS``: ``primary``,
+    ``sampling``, ``perturbation``, ``protocol``), else missing."""
+    parts = {s.key.name: s.build_part for s in plan_shards(config) if s.build_part is not None}
+    out = _shard_names(frame).map(parts)
     return out.where(out.notna(), np.nan).astype(object)

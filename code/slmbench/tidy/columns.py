@@ -103,7 +103,7 @@ million trials ``criteria`` alone was 476 MB of the 1.1 GB table, copied twice b
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
                     "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
-                    "task_id", "cpu", "build", "rerun", "perturbation", "server", "imported_from", "backend",
+                    "task_id", "cpu", "build", "rerun", "perturbation", "build_part", "server", "imported_from", "backend",
                     "file_sha256", "served_by", "server_build", "endpoint", "quantisation")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows
 then copies small integer codes instead of the text."""
@@ -135,3 +135,5 @@ SORT_KEYS = [
 """The order of the trials table."""
 ROLE_FLAGS = ("primary", "cpu_primary", "build_run")
 """The roles of a trial in the plan that are true or false, decided from the config (``slmbench.run.roles``)."""
+ROLE_TEXT = ("comparison", "build_part")
+"""The roles of a trial in the plan that name a part of it (missing for a trial of no such part)."""

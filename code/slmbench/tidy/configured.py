@@ -8,7 +8,7 @@ import pyarrow.compute as pc
 
 from slmbench.config import StudyConfig
 from slmbench.run import roles
-from slmbench.tidy.columns import ROLE_FLAGS
+from slmbench.tidy.columns import ROLE_FLAGS, ROLE_TEXT
 
 CONFIG_INPUTS = ["params_b", "is_base", *roles.INPUT_COLUMNS]
 """The columns ``apply_config`` reads."""
@@ -16,7 +16,7 @@ CONFIG_INPUTS = ["params_b", "is_base", *roles.INPUT_COLUMNS]
 
 def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
     """A configured model's size and kind (base or instruction-tuned) from the config; each trial's role in the
-    plan (``primary``, ``cpu_primary``, ``build_run``, ``comparison``: ``slmbench.run.roles``)."""
+    plan (``primary``, ``cpu_primary``, ``build_run``, ``build_part``, ``comparison``: ``slmbench.run.roles``)."""
     sizes = {m: spec.params_b for m, spec in config.models.items()}
     bases = {m: not spec.instruct for m, spec in config.models.items()}
     known = frame["model"].isin(list(sizes))
@@ -25,6 +25,7 @@ def apply_config(frame: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
     frame["primary"] = roles.primary(frame, config)
     frame["cpu_primary"] = roles.cpu_primary(frame, config)
     frame["build_run"] = roles.build_run(frame, config)
+    frame["build_part"] = roles.build_part(frame, config)
     frame["comparison"] = roles.comparison(frame, config)
     return frame
 
@@ -40,4 +41,6 @@ def with_config(ours: pa.Table, config: StudyConfig) -> pa.Table:
         ours = ours.set_column(ours.schema.get_field_index(name), name, pa.Array.from_pandas(decided[name]))
     for name in ROLE_FLAGS:
         ours = ours.append_column(name, pa.Array.from_pandas(decided[name]))
-    return ours.append_column("comparison", pa.Array.from_pandas(decided["comparison"], type=pa.string()))
+    for name in ROLE_TEXT:
+        ours = ours.append_column(name, pa.Array.from_pandas(decided[name], type=pa.string()))
+    return ours

@@ -7,12 +7,21 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from slmbench.analysis.stats_calibration import auroc, brier, calibration, ece
+from slmbench.analysis.stats_bootstrap import cluster_bootstrap
+from slmbench.analysis.stats_calibration import (
+    auroc,
+    brier,
+    calibration,
+    clustered_calibration,
+    ece,
+    reliability_bins,
+)
 from slmbench.analysis.stats_equivalence import tost_paired
 from slmbench.records.schema import ModelResponse
 from slmbench.tidy.rows import confidence
@@ -73,3 +82,50 @@ def test_auroc_is_the_share_of_passed_failed_pairs_ordered_right(rows: list[tupl
 def test_calibration_counts_its_trials() -> None:
     got = calibration([0.9, 0.2, 0.6], [True, False, True])
     assert (got.n, got.n_passed, got.auroc) == (3, 2, 1.0)
+
+
+def test_the_reliability_bins_are_what_ece_weighs() -> None:
+    conf, ok = [0.9, 0.95, 0.8, 0.3, 0.15, 1.0], [True, False, False, False, True, True]
+    got = reliability_bins(conf, ok)
+    assert [(b.lo, b.n) for b in got] == [(0.1, 1), (0.3, 1), (0.8, 1), (0.9, 3)]  # 1.0 in the last bin
+    last = got[-1]
+    assert (last.confidence, last.passed) == pytest.approx(((0.9 + 0.95 + 1.0) / 3, 2 / 3))
+    weighted = sum(b.n * abs(b.confidence - b.passed) for b in got) / len(conf)
+    assert ece(conf, ok) == pytest.approx(weighted)
+
+
+def test_the_clustered_intervals_resample_whole_tasks() -> None:
+    """Each measure's estimate is the measure over every trial; its interval is a cluster bootstrap over tasks,
+    computed here again by hand from the same draws (the clusters' trials concatenated)."""
+    rng = np.random.default_rng(7)
+    conf = rng.random(60)
+    ok = rng.random(60) < conf
+    task = np.repeat([f"t{i:02d}" for i in range(12)], 5)
+    got = clustered_calibration(conf, ok, task, n_resamples=300, seed=3)
+    assert got["brier"].estimate == pytest.approx(brier(conf, ok))
+    assert got["auroc"].estimate == pytest.approx(auroc(conf, ok))
+    assert got["ece"].estimate == pytest.approx(ece(conf, ok))
+    per_task = pd.DataFrame({"task": range(12), "c": list(conf.reshape(12, 5)), "y": list(ok.reshape(12, 5))})
+    again = cluster_bootstrap(
+        per_task,
+        lambda d: brier(np.concatenate(list(d["c"])), np.concatenate(list(d["y"]))),
+        cluster="task",
+        n_resamples=300,
+        seed=3,
+    )
+    assert (got["brier"].lo, got["brier"].hi) == pytest.approx((again.lo, again.hi))
+    assert got["brier"].n_clusters == 12 and got["brier"].n_valid == 300
+
+
+def test_without_a_failure_the_auroc_is_undefined_and_has_no_interval() -> None:
+    got = clustered_calibration(
+        [0.9] * 20 + [0.4] * 20, [True] * 40, [i // 2 for i in range(40)], n_resamples=50
+    )
+    assert math.isnan(got["auroc"].estimate) and not got["auroc"].computed
+    assert got["brier"].estimate == pytest.approx((20 * 0.01 + 20 * 0.36) / 40) and got["brier"].computed
+
+
+def test_too_few_tasks_give_no_interval() -> None:
+    got = clustered_calibration([0.9, 0.2, 0.6], [True, False, True], ["a", "b", "c"], n_resamples=50)
+    assert got["ece"].estimate == pytest.approx(ece([0.9, 0.2, 0.6], [True, False, True]))
+    assert not got["ece"].computed

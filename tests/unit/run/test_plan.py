@@ -301,3 +301,16 @@ def test_concurrency_is_for_served_models_only() -> None:
         shard_for(in_process, ShardKey("m", "capability", 0.0, "native", "repaired"))
     four = config_with(models={"m": {**model, **served, "concurrency": 4}}, **empty)
     assert plan_shards(four) and {s.key.model for s in plan_shards(four)} == {"m"}
+
+
+def test_the_samples_on_one_build_are_planned_for_instruction_tuned_models_as_their_own_part() -> None:
+    run = {"label": "portable", "sampling": {"temperature": 0.7, "repeats": 5}}
+    config = config_with(build_run=run)
+    sampled = [s for s in plan_shards(config) if s.build_part == "sampling"]
+    instruct = sorted(m for m, spec in config.models.items() if spec.instruct)
+    assert sorted(s.key.model for s in sampled) == instruct
+    assert {(s.key.stem(), s.repeats, frozenset(s.kinds)) for s in sampled} == {
+        ("capability_T0.7_native_repaired_p-full_rerun-portable", 5, frozenset({"build_run"}))
+    }
+    primary = [s for s in plan_shards(config) if s.build_part == "primary"]
+    assert {s.key.stem() for s in primary} == {"capability_T0_native_repaired_p-full_rerun-portable"}

@@ -10,7 +10,7 @@ import pytest
 
 from slmbench.config import ConfigError, StudyConfig, load_config, parse_config
 from slmbench.run.key import ShardKey
-from slmbench.run.roles import comparison, cpu_primary, primary
+from slmbench.run.roles import build_part, comparison, cpu_primary, primary
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -147,6 +147,26 @@ def test_a_served_trial_is_never_primary() -> None:
             "capability_T0_native_repaired_p-full_srv-llama-server"
         ]
     assert primary(frame().drop(columns="server"), config).sum() == primary(frame(), config).sum()
+
+
+def test_a_trial_of_the_runs_on_one_build_names_the_part_of_them_its_shard_belongs_to() -> None:
+    """The primary condition, the samples above T = 0, a perturbation and another protocol, each under the build
+    run's label; a trial of any other shard has none (the protocol study's rerun 2 among them)."""
+    stems = [
+        "capability_T0_native_repaired_p-full_rerun-portable",
+        "capability_T0.7_native_repaired_p-full_rerun-portable",
+        "capability_T0_native_repaired_p-full_rerun-portable_v-paraphrase",
+        "capability_T0_native_repaired_p-legacy-kv-answer_rerun-portable",
+        "capability_T0.7_native_repaired_p-full",
+        "capability_T0_native_repaired_p-full_rerun-2",
+    ]
+    trials = pd.DataFrame([trial(stem) for stem in stems], index=stems)
+    run = {"label": "portable", "sampling": {"temperature": 0.7, "repeats": 5}, "perturbations": ["paraphrase"],
+           "protocols": ["legacy-kv-answer"]}  # fmt: skip
+    got = build_part(trials, config_with(build_run=run))
+    assert got.tolist()[:4] == ["primary", "sampling", "perturbation", "protocol"]
+    assert got.iloc[4:].isna().all()
+    assert build_part(trials, config_with(build_run=None)).isna().all()
 
 
 def test_build_run_marks_the_shards_of_the_runs_on_one_build() -> None:

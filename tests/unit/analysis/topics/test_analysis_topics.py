@@ -169,10 +169,13 @@ def test_temperature(trials: pd.DataFrame) -> None:
     "topic", TRIAL_TOPICS
 )  # eligibility's empty inputs: tests/unit/analysis/topics/eligibility/
 def test_topics_survive_empty_and_tiny_data(topic: str, trials: pd.DataFrame) -> None:
+    """Each topic computes on no trials and on one model's; each has numbers there, but task_consistency, which
+    has none without samples above T = 0 on one build (its text then says nothing)."""
     empty = trials.iloc[0:0]
-    assert get_topic(topic)(empty, None, PARAMS).numbers
     one = trials[trials["model"] == "zero:1b"]
-    assert get_topic(topic)(one, None, PARAMS).numbers
+    for part in (empty, one):
+        numbers = get_topic(topic)(part, None, PARAMS).numbers
+        assert bool(numbers) == (topic != "task_consistency")
 
 
 def test_deterministic(trials: pd.DataFrame) -> None:

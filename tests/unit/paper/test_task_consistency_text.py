@@ -1,0 +1,64 @@
+"""The subsection on consistency and predictability on every task: rendered from the topic's numbers where the
+samples ran, and nothing at all where they did not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.unit.analysis.topics.test_task_consistency import PARAMS, study
+
+from slmbench.analysis.topics import get_topic
+from slmbench.paper.facts import StudyFacts
+from slmbench.paper.model_facts import ModelFacts
+from slmbench.paper.render import Renderer
+from slmbench.paper.results import Results
+
+TEMPLATES = Path(__file__).resolve().parents[3] / "paper" / "templates"
+QA = ModelFacts("qa", "qa", 0.5, True, "llamacpp", True)
+QB = ModelFacts("qb", "qb", 1.5, True, "llamacpp", True)
+
+
+def facts(ran: frozenset[str]) -> StudyFacts:
+    return StudyFacts(
+        models=(QA, QB), suites=("capability",), protocol="full", scaffold="native", parser_mode="repaired",
+        temperatures=(0.0,), repeats=1, primary_build=None, planned=frozenset({"capability", "sampling"}),
+        ran=ran,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def numbers(samples: bool = True) -> dict[str, str]:
+    res = get_topic("task_consistency")(study(samples=samples), None, PARAMS)
+    return {n.key: n.text for n in res.numbers}
+
+
+def render(ran: frozenset[str], samples: bool) -> str:
+    r = Renderer(
+        facts=facts(ran),
+        results=Results(numbers(samples)),
+        templates=TEMPLATES,
+        figure_parts={"task_consistency": ("sampling",)},
+        figures=frozenset({"task_consistency"}),
+        tables=frozenset({"task_consistency"}),
+    )
+    return r.render("task_consistency.tex.j2")
+
+
+def test_the_subsection_states_each_models_numbers() -> None:
+    """Each number by its key (the render fails on a key the topic did not define), and the sentences chosen by
+    the numbers: qa has a task left out, qb has no samples and, having passed no primary trial, an AUROC given
+    in words."""
+    text = render(frozenset({"capability", "sampling"}), samples=True)
+    values = numbers()
+    assert text.lstrip().startswith("\\subsection{Consistency and predictability on every capability task}")
+    assert "\\res{tcons.phrase.outcome.qa}" in text and "\\res{tcons.pass-hat-k.qa.lo}" in text
+    assert "One task with fewer scored samples is left out." in text
+    assert "qb has no samples" in text and "\\res{tcons.cal.primary.qb.auroc.text}" in text
+    assert values["tcons.cal.primary.qb.auroc.text"].startswith("undefined: none of the 10 trials passed")
+    assert "\\res{tcons.cal.primary.qb.auroc}" not in text  # never the bare n/a
+    assert "\\input{generated/tab_task_consistency}" in text and "fig_task_consistency" in text
+
+
+@pytest.mark.parametrize(("ran", "samples"), [({"capability"}, True), ({"capability", "sampling"}, False)])
+def test_without_the_samples_the_subsection_says_nothing(ran: set[str], samples: bool) -> None:
+    assert render(frozenset(ran), samples).strip() == ""
