@@ -65,7 +65,7 @@ def test_a_part_ran_only_when_its_planned_shards_have_records() -> None:
 def test_a_study_without_comparisons_plans_none() -> None:
     data = CONFIG.model_dump()
     for part in ("protocol_study", "scaffold_comparison", "context_comparison", "serving_comparison", "null_control",
-                 "eligibility", "primary_build"):  # fmt: skip
+                 "eligibility", "primary_build", "build_run"):  # fmt: skip
         data[part] = None
     data["suites"] = ["capability"]
     from slmbench.config import parse_config
