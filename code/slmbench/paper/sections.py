@@ -58,8 +58,9 @@ SECTIONS: tuple[Section, ...] = (
     Section("comparisons", "body", any_of=(*COMPARISON_PARTS, "twins")),
     Section("capability", "body", needs=("capability",)),
     Section("reliability", "body", needs=("reliability",)),
-    Section("task_robustness", "body", any_of=("paraphrases", "faults", "safety_suite")),
-    Section("task_consistency", "body", needs=("sampling",)),  # a subsection: of the section before it
+    Section("task_reliability", "body", any_of=("sampling", "paraphrases", "faults", "safety_suite")),
+    Section("task_consistency", "body", needs=("sampling",)),  # a subsection of task_reliability
+    Section("task_robustness", "body", any_of=("paraphrases", "faults", "safety_suite")),  # a subsection too
     Section("boundary", "body", any_of=SUITE_PARTS, counts=("boundary.n.calls",)),
     Section("eligibility", "body", needs=("eligibility",)),
     Section("limits", "body", any_of=SUITE_PARTS),
