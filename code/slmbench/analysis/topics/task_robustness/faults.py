@@ -14,7 +14,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
-from slmbench.analysis.stats_tests import bh_adjust, mcnemar_p
+from slmbench.analysis.stats_tests import Paired, bh_adjust, mcnemar_p
 from slmbench.analysis.topics.common import json_float
 from slmbench.analysis.topics.flips import cells
 from slmbench.vocab import FAULT_KINDS
@@ -24,26 +24,36 @@ WILSON = wilson_interval
 
 @dataclass(frozen=True)
 class FaultTest:
-    """One model under one fault kind: its key, the pairs' trial ids and the paired table."""
+    """One model under one fault kind: its key, the pairs' trial ids and the paired table (first: the original
+    run, second: the faulted run; units: tasks)."""
 
     key: str
     model: str
     kind: str
     trial_ids: tuple[str, ...]
-    both: int
-    only_original: int
-    only_fault: int
-    neither: int
+    table: Paired
 
     @property
     def n(self) -> int:
         """Tasks paired."""
-        return self.both + self.only_original + self.only_fault + self.neither
+        return self.table.n
 
     @property
     def p(self) -> float:
         """Exact McNemar p (nan without a discordant task)."""
-        return mcnemar_p(self.both, self.only_original, self.only_fault, self.neither)
+        return self.table.p
+
+    @property
+    def both(self) -> int:
+        return self.table.both
+
+    @property
+    def only_original(self) -> int:
+        return self.table.only_first
+
+    @property
+    def only_fault(self) -> int:
+        return self.table.only_second
 
 
 def fault_tests(pairs: pd.DataFrame, model: str) -> list[FaultTest]:
@@ -55,7 +65,7 @@ def fault_tests(pairs: pd.DataFrame, model: str) -> list[FaultTest]:
             continue
         key = f"trob.fault.{nb.slug(kind)}.{nb.slug(model)}"
         ids = (*part["trial_id"].astype(str), *part["trial_id_base"].astype(str))
-        out.append(FaultTest(key, model, kind, ids, *cells(part)))
+        out.append(FaultTest(key, model, kind, ids, Paired(*cells(part))))
     return out
 
 
