@@ -16,6 +16,7 @@ from slmbench.analysis.numbers import slug
 from slmbench.conditions import LEGACY_NAME
 from slmbench.config import StudyConfig
 from slmbench.paper.model_facts import IDENTITY_FACT_COLUMNS, ModelFacts, model_facts, same_file, served_pairs
+from slmbench.records.fingerprint import NATIVE_BUILD
 from slmbench.run.key import ShardKey
 from slmbench.run.plan import Shard, plan_shards
 from slmbench.run.roles import primary
@@ -210,7 +211,13 @@ def _primary(ours: pd.DataFrame, config: StudyConfig) -> pd.Series:
     return ours["primary"].fillna(False).astype(bool) if "primary" in ours else primary(ours, config)
 
 
-FACT_COLUMNS = ("study", "model", "source_file", "cpu", "primary", "suite", "dimension", "task_id", "state_source",
+def _portable_build(firsts: pd.DataFrame) -> str | None:
+    """The portable build the primary results ran on (``roles.primary_build``'s rule chose it), else None."""
+    builds = sorted(set(firsts["build"].dropna().astype(str))) if "build" in firsts else []
+    return next((b for b in builds if not b.startswith(NATIVE_BUILD)), None)
+
+
+FACT_COLUMNS = ("study", "model", "source_file", "cpu", "build", "primary", "suite", "dimension", "task_id", "state_source",
                 *IDENTITY_FACT_COLUMNS)  # fmt: skip
 """The trials table's columns the facts read (``primary``: the role tidy decided; without it, decided here)."""
 
@@ -269,7 +276,7 @@ def study_facts(
         parser_mode=config.parser_mode,
         temperatures=tuple(float(t) for t in config.temperatures),
         repeats=config.repeats,
-        primary_build=config.primary_build,
+        primary_build=config.primary_build or _portable_build(firsts),
         planned=frozenset(planned),
         ran=frozenset(ran),
         cpus=cpus,
