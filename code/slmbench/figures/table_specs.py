@@ -242,12 +242,14 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Only full", "proto.cmp.full.{m}.n.only-other"),
             Column("Only legacy", "proto.cmp.full.{m}.n.only-primary"),
             Column("$p$", "proto.cmp.full.{m}.mcnemar.p"),
+            Column("$p_{\\mathrm{BH}}$", "proto.cmp.full.{m}.mcnemar.padj"),
             Column("Closing", "proto.attr.{m}.closing-passes"),
         ),
         caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
         "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both): accuracy under each with the Wilson 95\\% interval of the "
-        "full protocol, trials that pass only under one of them, the exact McNemar $p$, and the passes under "
-        "the full protocol whose answer came only in the closing turn.",
+        "full protocol, trials that pass only under one of them, the exact McNemar $p$ and $p_{\\mathrm{BH}}$, "
+        "the same adjusted by Benjamini--Hochberg over the models tested (those with a discordant pair), and the "
+        "passes under the full protocol whose answer came only in the closing turn.",
     ),
     "protocol_ablation": TableSpec(
         topic="protocol",
