@@ -302,7 +302,9 @@ def determinism_phrase(divergent: int, pairs: int, n_models: int) -> str:
 
 
 def cpu_phrase(same: int, same_differ: int, cross: int, cross_differ: int) -> str:
-    """Whether identical first requests got identical first replies, on one kind of CPU and across two."""
+    """Whether identical first requests got identical first replies, on one kind of CPU and across two: over the
+    first-reply pairs (two trials of one model, task and variant whose first requests are identical; the paper
+    defines them where it first prints this)."""
     if same + cross == 0:
         return "no two trials began with the same request"
 
@@ -319,7 +321,7 @@ def cpu_phrase(same: int, same_differ: int, cross: int, cross_differ: int) -> st
         parts[1] = "no such pair ran on two kinds of CPU"
     if same == 0:
         parts[0] = "no such pair ran on one kind of CPU"
-    return f"of the pairs of trials whose first requests were identical, {parts[0]}, and {parts[1]}"
+    return f"of the first-reply pairs, {parts[0]}, and {parts[1]}"
 
 
 def cross_cpu_phrase(crossing: dict[str, tuple[int, int]]) -> str:

@@ -217,3 +217,11 @@ def test_eligibility_change_phrase_at_its_edges() -> None:
         "a configuration gained eligibility when requantised in three comparisons and lost it in none"
     )
     assert eligibility_change_phrase(2, 1).endswith("in two comparisons and gained it in one comparison")
+
+
+def test_cpu_phrase_counts_first_reply_pairs() -> None:
+    assert ph.cpu_phrase(2418, 78, 2046, 466) == (
+        "of the first-reply pairs, 78 of the 2,418 pairs run on one kind of CPU gave different first replies, and "
+        "466 of the 2,046 pairs run on two kinds gave different first replies"
+    )
+    assert ph.cpu_phrase(0, 0, 0, 0) == "no two trials began with the same request"
