@@ -273,6 +273,23 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "cond.: pairs that pass under one side only; Class changed: pairs failing under both whose failure "
         "class differs; Cross-CPU: pairs whose two trials ran on different kinds of CPU; $p$: exact McNemar.",
     ),
+    "rejudged": TableSpec(
+        topic="rejudged",
+        base_key=None,
+        row_header="Trial",
+        columns=(
+            Column("Model", "rejudged.trial.{m}.model", align="l"),
+            Column("Task", "rejudged.trial.{m}.task", align="l"),
+            Column("Protocol", "rejudged.trial.{m}.protocol", align="l"),
+            Column("Recorded", "rejudged.trial.{m}.recorded", align="l"),
+            Column("Now", "rejudged.trial.{m}.now", align="l"),
+            Column("Changed by", "rejudged.trial.{m}.rule", align="l"),
+        ),
+        caption="The trials whose verdict in this paper differs from the one their record holds: each trial (its id "
+        "after the study and the model), the verdict written when it ran (Recorded) and the one the current checks "
+        "give on the same record (Now), and the criteria of its check whose verdict changed, with what each says "
+        "now (a long detail cut before the values it lists).",
+    ),
     "protocol_repeats": TableSpec(
         topic="protocol",
         base_key=None,
