@@ -68,8 +68,7 @@ def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
 def tied_margins(margins: Sequence[float], positive: Sequence[bool]) -> list[float]:
     """Every candidate cut with the best calibration accuracy (``tune_margin`` chose one of them), ascending."""
     scored = [
-        (sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), t)
-        for t in margin_cuts(margins)
+        (sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), t) for t in margin_cuts(margins)
     ]
     best = max((k for k, _ in scored), default=0)
     return [t for k, t in scored if k == best] if margins else [0.0]

@@ -43,8 +43,8 @@ from slmbench.analysis.topics.eligibility.quant import quant_rows, quant_summary
 from slmbench.analysis.topics.eligibility.runs import runs_of
 from slmbench.analysis.topics.eligibility.sources import SOURCE_TASK, source_grid, source_numbers
 from slmbench.analysis.topics.eligibility.summary import best_per_task, summary
-from slmbench.analysis.topics.eligibility.tasks import BM25_TASKS, bm25_numbers, task_numbers
-from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS
+from slmbench.analysis.topics.eligibility.tasks import bm25_numbers, task_numbers
+from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS, RANKING_TASKS
 
 __all__ = [
     "EligibilityInputError", "EligibilityInputs", "compute", "config_slug", "load_inputs", "task_slug",
@@ -67,7 +67,7 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
             nums, row = task_numbers(task, baselines, name, alpha)
             res.numbers += nums
             task_rows.append(row)
-    if any(task in base for task in BM25_TASKS):
+    if any(task in base for task in RANKING_TASKS):
         res.numbers += bm25_numbers(baselines)
     indexed = index_runs(inputs.runs, base)
     runs = runs_of(answer_table(indexed, base), indexed)

@@ -15,7 +15,7 @@ from slmbench.analysis.selection import Selected
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics.eligibility.common import STUDY, finite, provenance, task_slug
 from slmbench.eligibility.baselines import BM25_B, BM25_K1, bm25_tools
-from slmbench.vocab import BINARY_TASKS
+from slmbench.vocab import BINARY_TASKS, RANKING_TASKS
 
 SOURCE_TASK = "tool_selection"
 """The task whose items come from two sources (``stratum``: ``own``, ``bfcl``), reported apart too."""
@@ -73,13 +73,9 @@ def task_numbers(
     return out, row
 
 
-BM25_TASKS = ("tool_selection", "reranking")
-"""The tasks whose baseline is BM25."""
-
-
 def bm25_numbers(baselines: pd.DataFrame) -> list[Number]:
     """BM25's parameters, ``elig.bm25.k1`` and ``elig.bm25.b`` (for a study with a BM25 task)."""
-    items = Selected.of(baselines, {"study": STUDY, "task": list(BM25_TASKS)})
+    items = Selected.of(baselines, {"study": STUDY, "task": list(RANKING_TASKS)})
     prov = provenance(
         bm25_tools, items.selection, "BM25 parameters of the tool-selection and reranking baselines"
     )
