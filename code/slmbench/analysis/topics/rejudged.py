@@ -90,7 +90,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         values = {
             "model": model,
             "task": str(row.task_id),
-            "protocol": str(row.protocol) if pd.notna(row.protocol) else "",
+            "protocol": row.protocol if isinstance(row.protocol, str) else "",
             "recorded": str(row.recorded_outcome),
             "now": str(row.outcome),
             "rule": rule,
