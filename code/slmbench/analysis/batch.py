@@ -34,7 +34,7 @@ from slmbench.records.atomic import dump_json, write_atomic
 
 LONGEST_FIRST = ("protocol", "reliability", "boundary", "context", "capability", "external", "scaffold", "serving",
                  "reliability_taxonomy", "task_robustness", "temperature", "failures", "task_consistency",
-                 "imported")  # fmt: skip
+                 "imported", "rejudged")  # fmt: skip
 """The trial topics by their time alone at a million trials (bench/analysis_scale.py), longest first: started
 in this order, two workers finish together sooner."""
 assert set(LONGEST_FIRST) == set(TRIAL_TOPICS)

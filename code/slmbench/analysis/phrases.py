@@ -156,8 +156,21 @@ def _test_text(p: float) -> tuple[str, bool]:
     return ("p < 0.001" if p < 0.001 else f"p = {p:#.3g}"), p < 0.05
 
 
-def change_phrase(only_first: int, only_second: int, p: float, first: str, second: str) -> str:
-    """What a paired comparison shows: which way trials moved and whether McNemar's test sees it."""
+def change_phrase(
+    only_first: int,
+    only_second: int,
+    p: float,
+    first: str,
+    second: str,
+    p_adj: float | None = None,
+    family: str = "",
+) -> str:
+    """What a paired comparison shows: which way trials moved and whether McNemar's test sees it.
+
+    With ``p_adj`` (the Benjamini--Hochberg adjusted p over ``family``, e.g. ``the three models tested``) the
+    verdict reads the adjusted p, printed beside the raw one; an empty ``family`` (a family of one test, whose
+    adjusted p is its p) prints the p alone.
+    """
     moved = only_first + only_second
     if moved == 0:
         return f"no paired trial changes outcome between {first} and {second}"
@@ -166,8 +179,18 @@ def change_phrase(only_first: int, only_second: int, p: float, first: str, secon
     if not math.isfinite(p):
         return direction
     test, significant = _test_text(p)
+    adjusted = ""
+    if p_adj is not None and math.isfinite(p_adj) and family:
+        shown, significant = _test_text(p_adj)
+        adjusted = f", adjusted {shown} by Benjamini--Hochberg over {family}"
     verdict = "a significant change" if significant else "not a significant change"
-    return f"{direction}: {verdict} (exact McNemar {test})"
+    return f"{direction}: {verdict} (exact McNemar {test}{adjusted})"
+
+
+def family_phrase(n_tests: int, noun: str) -> str:
+    """The family a Benjamini--Hochberg adjustment ran over, ``the three models tested``; empty for fewer than
+    two tests (nothing to adjust)."""
+    return f"the {plural(n_tests, noun)} tested" if n_tests > 1 else ""
 
 
 def quant_phrase(n_pairs: int, lower: int, higher: int, p: float) -> str:
@@ -279,7 +302,9 @@ def determinism_phrase(divergent: int, pairs: int, n_models: int) -> str:
 
 
 def cpu_phrase(same: int, same_differ: int, cross: int, cross_differ: int) -> str:
-    """Whether identical first requests got identical first replies, on one kind of CPU and across two."""
+    """Whether identical first requests got identical first replies, on one kind of CPU and across two: over the
+    first-reply pairs (two trials of one model, task and variant whose first requests are identical; the paper
+    defines them where it first prints this)."""
     if same + cross == 0:
         return "no two trials began with the same request"
 
@@ -296,7 +321,7 @@ def cpu_phrase(same: int, same_differ: int, cross: int, cross_differ: int) -> st
         parts[1] = "no such pair ran on two kinds of CPU"
     if same == 0:
         parts[0] = "no such pair ran on one kind of CPU"
-    return f"of the pairs of trials whose first requests were identical, {parts[0]}, and {parts[1]}"
+    return f"of the first-reply pairs, {parts[0]}, and {parts[1]}"
 
 
 def cross_cpu_phrase(crossing: dict[str, tuple[int, int]]) -> str:

@@ -86,12 +86,20 @@ def prompt_phrase(
     return f"{head} and {floor}; {verdict}"
 
 
-def fault_phrase(what: str, n_pairs: int, only_original: int, only_fault: int, p: float) -> str:
+def fault_phrase(
+    what: str,
+    n_pairs: int,
+    only_original: int,
+    only_fault: int,
+    p: float,
+    p_adj: float | None = None,
+    family: str = "",
+) -> str:
     """Which way a fault (``what``: ``the timeout fault``, ``a fault``) moved outcomes against the original
-    prompt, with McNemar's verdict."""
+    prompt, with McNemar's verdict (read from ``p_adj``, adjusted over ``family``, where given)."""
     if n_pairs == 0:
         return f"no run under {what} was paired with a run of its original prompt"
-    return change_phrase(only_original, only_fault, p, "the original prompt", what)
+    return change_phrase(only_original, only_fault, p, "the original prompt", what, p_adj, family)
 
 
 def safety_phrase(harm: int, harm_n: int, complied: int, compliance_n: int) -> str:

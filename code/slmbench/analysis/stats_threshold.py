@@ -3,7 +3,9 @@
 Both pick the candidate that maximises calibration accuracy, with a fixed tie-break (``MARGIN_TIE_BREAK``,
 ``CASCADE_TIE_BREAK``), and are then applied unchanged to the test split; a ``Cut`` says how many candidates
 tied at that accuracy. Candidates are minus infinity, the midpoints between consecutive distinct
-values, and plus infinity, so every distinct partition of the calibration items is tried once.
+values, and plus infinity, so every distinct partition of the calibration items is tried once; a margin cut-off's
+candidates put the untuned cut-off 0 in place of the candidate that splits the items as 0 does, so the untuned rule
+is itself a candidate and wins every tie it is in.
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ def candidate_cuts(values: Sequence[float]) -> list[float]:
     """``-inf``, the midpoints between consecutive distinct ``values``, ``+inf``."""
     v = sorted(set(values))
     return [-math.inf, *((a + b) / 2 for a, b in zip(v, v[1:], strict=False)), math.inf]
+
+
+def margin_cuts(margins: Sequence[float]) -> list[float]:
+    """``candidate_cuts`` with 0 (the untuned rule: the higher-scoring label) in place of the candidate whose
+    partition of ``margins`` under "positive iff margin >= t" is the same as 0's, ascending."""
+    below = sum(m < 0 for m in margins)
+    cuts = candidate_cuts(margins)
+    return sorted(0.0 if sum(m < t for m in margins) == below else t for t in cuts)
 
 
 MARGIN_TIE_BREAK = "ties go to the cut-off closest to 0 (the untuned rule), then to the lower cut-off"
@@ -39,8 +49,9 @@ class Cut:
 def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
     """The cut ``t`` for "positive iff margin >= t" with the most correct calibration items.
 
-    Ties go to the cut closest to 0 (the untuned rule: the higher-scoring label), then to the lower cut
-    (``MARGIN_TIE_BREAK``). With no items the cut is 0.
+    The candidates are ``margin_cuts``: 0 itself, where it ties, is the cut closest to 0. Ties go to the cut
+    closest to 0 (the untuned rule: the higher-scoring label), then to the lower cut (``MARGIN_TIE_BREAK``). With no
+    items the cut is 0.
     """
     if len(margins) != len(positive):
         raise ValueError("margins and labels differ in length")
@@ -48,7 +59,7 @@ def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
         return Cut(0.0, 0, 0)
     keys = [
         (-sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), abs(t), t)
-        for t in candidate_cuts(margins)
+        for t in margin_cuts(margins)
     ]
     best = min(keys)
     return Cut(best[2], -best[0], len(margins), sum(key[0] == best[0] for key in keys))
@@ -57,8 +68,7 @@ def tune_margin(margins: Sequence[float], positive: Sequence[bool]) -> Cut:
 def tied_margins(margins: Sequence[float], positive: Sequence[bool]) -> list[float]:
     """Every candidate cut with the best calibration accuracy (``tune_margin`` chose one of them), ascending."""
     scored = [
-        (sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), t)
-        for t in candidate_cuts(margins)
+        (sum((m >= t) == y for m, y in zip(margins, positive, strict=True)), t) for t in margin_cuts(margins)
     ]
     best = max((k for k, _ in scored), default=0)
     return [t for k, t in scored if k == best] if margins else [0.0]

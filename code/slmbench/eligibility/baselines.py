@@ -7,8 +7,11 @@
 * **memory write**: skip on an opt-out phrase, else save when a user turn holds a ``SAVE_KEYWORDS`` phrase;
   beside it a second rule that reads only the assistant's side, the **acknowledgement cue**: save when an
   assistant turn holds one of ``ACK_CUES`` ("Noted", "Updated", "I'll", ...), skip otherwise;
-* **tool selection**: BM25 (``rank_bm25.BM25Okapi``) of the request against each offered tool's name and
-  description, over a corpus of every tool document of the task; ties go to the alphabetically first name;
+* **tool selection**: BM25 (``rank_bm25.BM25Okapi``, ``BM25_K1``, ``BM25_B``) of the request against each offered
+  tool's document (``tool_doc``: the words of its name, split at underscores, dots and camelCase, then its
+  description: our tools' registered ``description``, a BFCL function's ``description`` field; parameters are
+  not part of it), over a corpus of every distinct tool document of the task's items (both splits: no label
+  enters it); ties go to the alphabetically first name;
 * **reranking**: BM25 of the query against the item's turns; ties go to the earliest turn.
 
 BM25 records the per-candidate scores, the ranking and the margin (top-1 minus top-2 score) the cascade uses.
@@ -190,6 +193,12 @@ STOPWORDS = frozenset(
 )
 
 
+BM25_K1 = 1.5
+"""BM25's term-frequency saturation (``rank_bm25``'s default, passed explicitly so the paper can state it)."""
+BM25_B = 0.75
+"""BM25's document-length normalisation (``rank_bm25``'s default)."""
+
+
 def bm25_tokens(text: str) -> list[str]:
     """Lower-cased alphanumeric words (``snake_case``, dotted and ``camelCase`` names split), stopwords dropped."""
     text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
@@ -218,7 +227,7 @@ def bm25_tools(items: Sequence[ToolItem]) -> dict[str, dict[str, float]]:
     for item in items:
         for tool in item.tools:
             keys.setdefault((tool, item.docs.get(tool, "")), len(keys))
-    bm25 = BM25Okapi([tool_doc(name, desc) for name, desc in keys])
+    bm25 = BM25Okapi([tool_doc(name, desc) for name, desc in keys], k1=BM25_K1, b=BM25_B)
     out: dict[str, dict[str, float]] = {}
     for item in items:
         idx = [keys[(t, item.docs.get(t, ""))] for t in item.tools]
@@ -229,7 +238,7 @@ def bm25_tools(items: Sequence[ToolItem]) -> dict[str, dict[str, float]]:
 
 def bm25_turns(item: RerankItem) -> dict[str, float]:
     """Turn number (from 1) -> BM25 score of the query against the item's turns."""
-    bm25 = BM25Okapi([bm25_tokens(t) or ["<empty>"] for t in item.turns])
+    bm25 = BM25Okapi([bm25_tokens(t) or ["<empty>"] for t in item.turns], k1=BM25_K1, b=BM25_B)
     scores = bm25.get_scores(bm25_tokens(item.query))
     return {str(i + 1): float(s) for i, s in enumerate(scores)}
 

@@ -2,8 +2,8 @@
 other limit, on the same tasks (95 % Wilson intervals; exact McNemar p against the reference condition).
 
 Reads the ``protocol`` topic only: its ``comparisons`` table says which comparisons exist per model, and the
-numbers ``proto.cmp.<comparison>.<model>.{primary,other}.acc`` (with ``.lo``/``.hi``) and ``.mcnemar.p`` are
-drawn. Legacy and full come from the "full vs legacy" pairs; every other row is the condition's side of its
+numbers ``proto.cmp.<comparison>.<model>.{primary,other}.acc`` (with ``.lo``/``.hi``), ``.mcnemar.p`` and
+``.mcnemar.padj`` (Benjamini-Hochberg over the comparison's models) are drawn. Legacy and full come from the "full vs legacy" pairs; every other row is the condition's side of its
 pairs with full. Every panel has the same rows; a condition a model did not run says so. p: exact McNemar
 against legacy (the full row) or against full (every other row).
 """
@@ -54,7 +54,9 @@ def _panel(ax: Axes, src: Source, conditions: list[tuple[str, str, str, str]], m
         lo, hi = src.value(f"{base}.{side}.acc.lo"), src.value(f"{base}.{side}.acc.hi")
         ax.errorbar([acc], [y], xerr=errors([acc], [lo], [hi]), fmt="o", ms=4, capsize=2, color=color)
         p = src.value(f"{base}.mcnemar.p") if side == "other" else None
-        ticks.append(label if p is None else f"{label} (p={fmt_p(p)})")
+        p_adj = src.value(f"{base}.mcnemar.padj") if p is not None else None
+        shown = f"p={fmt_p(p)}" + ("" if p_adj is None else f", BH {fmt_p(p_adj)}") if p is not None else ""
+        ticks.append(f"{label} ({shown})" if shown else label)
     ax.set_yticks(range(len(ticks)), ticks)
     ax.set_ylim(len(ticks) - 0.5, -0.5)
     ax.set_xlim(-0.02, 1.02)

@@ -291,12 +291,14 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Only full", "proto.cmp.full.{m}.n.only-other"),
             Column("Only legacy", "proto.cmp.full.{m}.n.only-primary"),
             Column("$p$", "proto.cmp.full.{m}.mcnemar.p"),
+            Column("$p_{\\mathrm{BH}}$", "proto.cmp.full.{m}.mcnemar.padj"),
             Column("Closing", "proto.attr.{m}.closing-passes"),
         ),
         caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
         "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both): accuracy under each with the Wilson 95\\% interval of the "
-        "full protocol, trials that pass only under one of them, the exact McNemar $p$, and the passes under "
-        "the full protocol whose answer came only in the closing turn.",
+        "full protocol, trials that pass only under one of them, the exact McNemar $p$ and $p_{\\mathrm{BH}}$, "
+        "the same adjusted by Benjamini--Hochberg over the models tested (those with a discordant pair), and the "
+        "passes under the full protocol whose answer came only in the closing turn.",
     ),
     "protocol_ablation": TableSpec(
         topic="protocol",
@@ -319,6 +321,23 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "changes). Where a side ran a task on two kinds of CPU, the pair is the one on one kind. Only ref./Only "
         "cond.: pairs that pass under one side only; Class changed: pairs failing under both whose failure "
         "class differs; Cross-CPU: pairs whose two trials ran on different kinds of CPU; $p$: exact McNemar.",
+    ),
+    "rejudged": TableSpec(
+        topic="rejudged",
+        base_key=None,
+        row_header="Trial",
+        columns=(
+            Column("Model", "rejudged.trial.{m}.model", align="l"),
+            Column("Task", "rejudged.trial.{m}.task", align="l"),
+            Column("Protocol", "rejudged.trial.{m}.protocol", align="l"),
+            Column("Recorded", "rejudged.trial.{m}.recorded", align="l"),
+            Column("Now", "rejudged.trial.{m}.now", align="l"),
+            Column("Changed by", "rejudged.trial.{m}.rule", align="l"),
+        ),
+        caption="The trials whose verdict in this paper differs from the one their record holds: each trial (its id "
+        "after the study and the model), the verdict written when it ran (Recorded) and the one the current checks "
+        "give on the same record (Now), and the criteria of its check whose verdict changed, with what each says "
+        "now (a long detail cut before the values it lists).",
     ),
     "protocol_repeats": TableSpec(
         topic="protocol",

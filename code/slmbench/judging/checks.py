@@ -287,6 +287,10 @@ def repeated_side_effects(view: TrialView) -> dict[str, int]:
     return {key: n for key, n in counts.items() if n > 1}
 
 
+TASK_RULE_KINDS = ("answered", "side_effects")
+"""The kinds of the task-level rules every check ends with (``_task_rules``), beside the criteria's kinds."""
+
+
 def _task_rules(task: JudgedTask, view: TrialView) -> list[dict[str, Any]]:
     """The task-level rules every check ends with: an answer was given; no side effect was repeated."""
     rules = []

@@ -110,6 +110,20 @@ def test_change_phrase():
     assert many.endswith("(exact McNemar p < 0.001)")
 
 
+def test_a_change_phrase_of_a_family_prints_the_adjusted_p_beside_the_raw_one_and_reads_its_verdict_from_it():
+    family = ph.family_phrase(3, "model")
+    assert family == "the three models tested" and ph.family_phrase(1, "model") == ""
+    adjusted = ph.change_phrase(0, 7, 0.0156, "legacy", "full", 0.0703, family)
+    assert adjusted.endswith(
+        ": not a significant change (exact McNemar p = 0.0156, adjusted p = 0.0703 by Benjamini--Hochberg over "
+        "the three models tested)"
+    )
+    # a family of one test has nothing to adjust: its p alone
+    assert ph.change_phrase(0, 7, 0.0156, "legacy", "full", 0.0156, "").endswith(
+        ": a significant change (exact McNemar p = 0.0156)"
+    )
+
+
 def test_plural_and_count_words():
     assert ph.plural(0, "model") == "no models" and ph.plural(1, "model") == "one model"
     assert ph.plural(12, "task") == "12 tasks"
@@ -203,3 +217,11 @@ def test_eligibility_change_phrase_at_its_edges() -> None:
         "a configuration gained eligibility when requantised in three comparisons and lost it in none"
     )
     assert eligibility_change_phrase(2, 1).endswith("in two comparisons and gained it in one comparison")
+
+
+def test_cpu_phrase_counts_first_reply_pairs() -> None:
+    assert ph.cpu_phrase(2418, 78, 2046, 466) == (
+        "of the first-reply pairs, 78 of the 2,418 pairs run on one kind of CPU gave different first replies, and "
+        "466 of the 2,046 pairs run on two kinds gave different first replies"
+    )
+    assert ph.cpu_phrase(0, 0, 0, 0) == "no two trials began with the same request"

@@ -255,3 +255,21 @@ def test_baselines_cli_records_the_cue_and_item_facts(tmp_path: Path) -> None:
     assert doc["tasks"]["memory_write"]["cue_phrases"] == list(ACK_CUES)
     rows = {r["id"]: r for r in doc["tasks"]["command_approval"]["items"]}
     assert rows["ca-5"]["family"] == "ca-2" and rows["ca-7"]["quoted"] == "part"
+
+
+def test_a_tool_document_is_its_name_words_then_its_description_and_bm25_runs_with_the_stated_parameters() -> (
+    None
+):
+    from rank_bm25 import BM25Okapi
+
+    from slmbench.eligibility.baselines import BM25_B, BM25_K1, tool_doc
+
+    # the name split at underscores, dots and camelCase; the description; stopwords dropped; no parameters
+    assert tool_doc("web_search", "Search the web for pages.") == ["web", "search", "search", "web", "pages"]
+    assert tool_doc("math.getArea", "Area of a shape") == ["math", "get", "area", "area", "shape"]
+    docs = {"calendar": "Manage calendar events.", "email": "Send an email message."}
+    item = ToolItem(id="a", request="send an email", tools=list(docs), label="email", docs=docs)
+    reference = BM25Okapi([tool_doc(t, d) for t, d in docs.items()], k1=BM25_K1, b=BM25_B)
+    expected = reference.get_scores(bm25_tokens(item.request))
+    assert list(bm25_tools([item])["a"].values()) == pytest.approx(list(expected))
+    assert (BM25_K1, BM25_B) == (1.5, 0.75)

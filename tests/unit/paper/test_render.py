@@ -130,3 +130,24 @@ def test_a_reference_to_a_figure_left_out_fails(tmp_path: Path) -> None:
     r.check_references(text + "Figure~\\ref{fig:accuracy_vs_params}, Table~\\ref{tab:capability}.")
     with pytest.raises(RenderError, match="fig:reliability_bars"):
         r.check_references(text + "Figure~\\ref{fig:reliability_bars}")
+
+
+def test_the_strict_parser_finding_names_the_models_whose_calls_it_counts(tmp_path: Path) -> None:
+    """Only smollm2-135m has accepted calls (gemma3-270m's share of refused calls is undefined): the title and the
+    sentence name it and say the other wrote none, instead of speaking of "these models"."""
+    templates = Path(__file__).resolve().parents[3] / "paper" / "templates"
+    (tmp_path / "_macros.tex.j2").write_text((templates / "_macros.tex.j2").read_text(encoding="utf-8"))
+    template = '%% import "_macros.tex.j2" as mac\n((( mac.callers_title() )))|((( mac.callers() )))\n'
+    (tmp_path / "t.tex.j2").write_text(template, encoding="utf-8")
+    values = {
+        "boundary.strict.lost": "100.0\\%", "boundary.strict.lost.n": "12", "boundary.strict.trials-all-lost.n": "5",
+        "boundary.strict.lost.smollm2-135m": "100.0\\%", "boundary.strict.lost.smollm2-135m.n": "12",
+        "boundary.strict.lost.gemma3-270m": "n/a",
+    }  # fmt: skip
+    r = Renderer(facts(), Results(values), tmp_path, {}, frozenset(), frozenset())
+    title, sentence = r.render("t.tex.j2").strip().split("|")
+    assert title == "smollm2-135m"
+    assert sentence == (
+        "smollm2-135m wrote the \\res{boundary.strict.lost.n} calls the harness accepted, in "
+        "\\res{boundary.strict.trials-all-lost.n} trials; gemma3-270m wrote none"
+    )

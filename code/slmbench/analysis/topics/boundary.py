@@ -148,7 +148,8 @@ def _replay_frame(
 def _replay_block(
     rows: pd.DataFrame, trials: pd.DataFrame, selection: dict[str, Any], source: str, alpha: float
 ) -> tuple[list[Number], list[dict[str, Any]]]:
-    """Calls strict parsing would refuse, pooled and per model (``boundary.strict.lost.<model>``); trials whose
+    """Calls strict parsing would refuse, pooled and per model (``boundary.strict.lost.<model>``, with ``.k`` of
+    ``.n``, the model's recorded accepted calls); trials whose
     every accepted call is lost. Both select the trials with a recorded accepted call."""
     rec = rows["recorded_accepted"].astype(int)
     rep = rows["replay_accepted"].astype(int)
@@ -188,9 +189,7 @@ def _replay_block(
         trials_m = per_trial[per_trial["model"] == model]
         # the model's own trials with calls (the pooled exclusions, copied per model, would grow as models x N)
         msel = selection_for(trials, trials_m["trial_id"], {**selection, "model": model})
-        out += nb.rate_numbers(
-            f"boundary.strict.lost.{nb.slug(model)}", r, {**lost_prov, "selection": msel}, counts=False
-        )
+        out += nb.rate_numbers(f"boundary.strict.lost.{nb.slug(model)}", r, {**lost_prov, "selection": msel})
         table.append(
             {
                 "model": model,

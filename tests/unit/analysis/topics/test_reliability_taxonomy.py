@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binomtest
+from statsmodels.stats.multitest import multipletests
 
 from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.selection import count_mismatches, select_trials
@@ -285,6 +286,33 @@ def test_a_missing_null_control_has_no_floor_and_says_so() -> None:
         "the rephrasings flipped 100.0% of one paired outcome; no unchanged prompt was rerun (null control), so "
         "there is no noise floor to compare with"
     )
+
+
+def test_the_fault_kinds_of_a_row_are_one_family_adjusted_by_benjamini_hochberg() -> None:
+    """Timeout: 5 pairs, all lost under the fault (p = 0.0625); error: 3 lost, 1 gained (p = 0.625); rate limit and
+    schema drift: no discordant pair (no test). BH over the two tests: 0.125 and 0.625; the pooled test stands
+    alone."""
+    rows = []
+    for kind, outcomes in (
+        ("timeout", [(True, False)] * 5),
+        ("error", [(True, False)] * 3 + [(False, True)]),
+        ("rate_limit", [(True, True)]),
+        ("schema_drift", [(False, False)]),
+    ):
+        for t, (orig, fault) in enumerate(outcomes):
+            common = {"task": f"{kind}{t}", "dimension": "fault_tolerance"}
+            rows += [trial(passed=orig, **common), trial(variant=f"fault_{kind}", passed=fault, **common)]
+    n = compute(rows)
+    raw = [value(n, f"tax.fault.{k}.m-1b.mcnemar.p") for k in ("timeout", "error")]
+    assert raw == pytest.approx([binomtest(0, 5, 0.5).pvalue, binomtest(1, 4, 0.5).pvalue])
+    expected = multipletests(raw, method="fdr_bh")[1]
+    assert [value(n, f"tax.fault.{k}.m-1b.mcnemar.padj") for k in ("timeout", "error")] == pytest.approx(expected)
+    assert value(n, "tax.fault.rate-limit.m-1b.mcnemar.padj") == "n/a"
+    assert "tax.fault.any.m-1b.mcnemar.padj" not in n
+    assert value(n, "tax.phrase.fault.timeout.m-1b").endswith(
+        "(exact McNemar p = 0.0625, adjusted p = 0.125 by Benjamini--Hochberg over the two fault kinds tested)"
+    )
+    assert value(n, "tax.phrase.fault.any.m-1b").endswith("(exact McNemar p = 0.0391)")
 
 
 def test_fault_robustness_pairs_by_task_and_repeat_with_an_exact_mcnemar_test() -> None:

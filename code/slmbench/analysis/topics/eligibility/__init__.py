@@ -49,8 +49,8 @@ from slmbench.analysis.topics.eligibility.runs import runs_of
 from slmbench.analysis.topics.eligibility.sources import SOURCE_TASK, source_grid, source_numbers
 from slmbench.analysis.topics.eligibility.subsets import subset_numbers, subset_summary, task_subset_numbers
 from slmbench.analysis.topics.eligibility.summary import best_per_task, summary
-from slmbench.analysis.topics.eligibility.tasks import task_numbers
-from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS
+from slmbench.analysis.topics.eligibility.tasks import bm25_numbers, task_numbers
+from slmbench.vocab import BINARY_TASKS, ELIGIBILITY_TASKS, RANKING_TASKS
 
 __all__ = [
     "EligibilityInputError", "EligibilityInputs", "compute", "config_slug", "load_inputs", "task_slug",
@@ -77,6 +77,8 @@ def compute(inputs: EligibilityInputs, params: dict[str, Any]) -> TopicResult:
     for cue_task in cues:
         part = (inputs.baselines or {})["tasks"][cue_task]
         res.numbers += cue_numbers(cue_task, baselines, part["cue"], part.get("cue_phrases", []), alpha)
+    if any(task in base for task in RANKING_TASKS):
+        res.numbers += bm25_numbers(baselines)
     indexed = index_runs(inputs.runs, base)
     runs = runs_of(answer_table(indexed, base), indexed)
     table, sources, positions = [], [], []

@@ -1,6 +1,6 @@
 """Each task's data: its items per split and per group, and its baseline's accuracy on the whole test split
 (``elig.<task>.n.…``, ``elig.<task>.baseline.…``) and, for tool selection, on each item source's test items
-(``elig.tool-selection.source.<s>.baseline.acc``)."""
+(``elig.tool-selection.source.<s>.baseline.acc``) and BM25's parameters (``elig.bm25.k1``, ``elig.bm25.b``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import Selected
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics.eligibility.common import STUDY, finite, provenance, task_slug
-from slmbench.vocab import BINARY_TASKS
+from slmbench.eligibility.baselines import BM25_B, BM25_K1, bm25_tools
+from slmbench.vocab import BINARY_TASKS, RANKING_TASKS
 
 SOURCE_TASK = "tool_selection"
 """The task whose items come from two sources (``stratum``: ``own``, ``bfcl``), reported apart too."""
@@ -70,3 +71,12 @@ def task_numbers(
     }
     row.update(acc=finite(r.rate), lo=finite(r.lo), hi=finite(r.hi), key=f"elig.{t}.baseline.acc")
     return out, row
+
+
+def bm25_numbers(baselines: pd.DataFrame) -> list[Number]:
+    """BM25's parameters, ``elig.bm25.k1`` and ``elig.bm25.b`` (for a study with a BM25 task)."""
+    items = Selected.of(baselines, {"study": STUDY, "task": list(RANKING_TASKS)})
+    prov = provenance(
+        bm25_tools, items.selection, "BM25 parameters of the tool-selection and reranking baselines"
+    )
+    return [nb.stat("elig.bm25.k1", BM25_K1, prov), nb.stat("elig.bm25.b", BM25_B, prov)]

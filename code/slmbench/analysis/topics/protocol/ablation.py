@@ -1,8 +1,11 @@
 """Every paired comparison of protocols and limits: accuracy per side, McNemar, outcome and class changes, pooled
-and per model (``proto.cmp.<cmp>.…``), and the phrases that summarise them."""
+and per model (``proto.cmp.<cmp>.…``), and the phrases that summarise them. The per-model tests of one comparison
+are one family: their p-values are Benjamini-Hochberg adjusted over its models (``.mcnemar.padj``), and the
+per-model phrases read the adjusted p."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -11,6 +14,7 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import paired, phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import block, cross_cpu
+from slmbench.analysis.stats_tests import bh_adjust
 from slmbench.analysis.topics.protocol.comparisons import Comparison, changed_class, comparisons
 from slmbench.analysis.topics.protocol.conditions import FULL, SCOPE
 
@@ -60,14 +64,24 @@ def _comparison(
     res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
     first = {"comparison": cmp.name, "key": cmp.key, "model": "pooled"}
     table.append({**first, **row, "class_changed": changed_class(pairs)})
+    per_model = []
     for model, part in pairs.groupby("model", sort=True):
         mkey = f"{prefix}.{nb.slug(model)}"
         mboth = sides.both(part)
         nums, row = block(mkey, part, sides, cmp.name, alpha, mboth)
         res.numbers += nums
+        per_model.append((model, mkey, mboth, part, row))
+    p_adj, _ = bh_adjust([row["p"] for *_, row in per_model], alpha)
+    family = phrases.family_phrase(sum(math.isfinite(p) for p in p_adj), "model")
+    for (model, mkey, mboth, part, row), pa in zip(per_model, p_adj, strict=True):
+        aprov = nb.provenance(
+            bh_adjust, mboth, f"exact McNemar p, Benjamini-Hochberg over the models of {cmp.name}", unit="pairs",
+            alpha=alpha,
+        )  # fmt: skip
+        res.numbers.append(nb.pvalue(f"{mkey}.mcnemar.padj", pa, aprov))
         mphrase = phrases.change_phrase(
-            row["only_primary"], row["only_other"], row["p"], reference, condition
+            row["only_primary"], row["only_other"], row["p"], reference, condition, pa, family
         )
         res.numbers.append(nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": mboth}))
-        table.append({**first, "model": model, **row, "class_changed": changed_class(part)})
+        table.append({**first, "model": model, **row, "p_adj": pa, "class_changed": changed_class(part)})
     return phrase, n_cross, len(pairs)

@@ -18,7 +18,12 @@ POWER = 0.8
 
 
 def detectable_difference(n: int, baseline: float, alpha: float, power: float = POWER) -> float:
-    """The smallest accuracy gain over ``baseline`` a two-sided test of two groups of ``n`` detects."""
+    """The smallest accuracy gain over ``baseline`` a two-sided test of two groups of ``n`` detects.
+
+    Analytic, not simulated: the normal approximation of a two-sided test of two independent proportions of ``n``
+    each on the arcsine scale (``statsmodels``' ``NormalIndPower``), which gives the smallest Cohen's h at level
+    ``alpha`` and ``power``; that h is turned back into a rate above ``baseline``. The pairing of a McNemar test
+    is ignored."""
     from statsmodels.stats.power import NormalIndPower  # here: importing it costs a second per process
 
     if n < 2:
@@ -68,4 +73,12 @@ def power(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             nb.count(f"proto.power.{label}.n", n_eff, prov),
             nb.count(f"proto.power.{label}.n-trials", len(rows), prov),
             nb.rate(f"proto.power.{label}.mdd", mdd, prov),
+            nb.rate(f"proto.power.{label}.base", base, prov),
         ]
+    prov = nb.provenance(
+        detectable_difference,
+        full.selection,
+        "level and power of the detectable-gain computation",
+        alpha=alpha,
+    )
+    res.numbers += [nb.stat("proto.power.alpha", alpha, prov), nb.rate("proto.power.power", POWER, prov)]

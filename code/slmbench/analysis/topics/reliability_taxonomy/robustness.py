@@ -4,16 +4,18 @@ against the null-control noise floor, both paired as the topic ``reliability`` p
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases
 from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import newcombe_diff, wilson_interval
-from slmbench.analysis.stats_tests import mcnemar_p
+from slmbench.analysis.stats_tests import bh_adjust, mcnemar_p
 from slmbench.analysis.topics.flips import (
     WILSON,
     cells,
@@ -72,9 +74,12 @@ def fault_numbers(
     """Per fault kind (and every kind pooled, ``any``) over the faulted runs paired with the original prompt's run:
     ``tax.fault.<kind>.<s>.under-fault`` and ``.original`` (pass rates over the pairs, Wilson), ``.diff`` (the
     first minus the second), ``.n.only-original``, ``.n.only-fault``, ``.mcnemar.p`` (exact) and
-    ``tax.phrase.fault.<kind>.<s>``."""
+    ``tax.phrase.fault.<kind>.<s>``. The fault kinds of one row are one family: their p-values are
+    Benjamini-Hochberg adjusted over the kinds with a test (``.mcnemar.padj``), and their phrases read the adjusted
+    p; the pooled test (``any``) stands alone."""
     pairs = perturbed_pairs(ft)
     out: list[Number] = []
+    tests = []
     for kind in (*FAULT_KINDS, ANY_FAULT):
         part = pairs if kind == ANY_FAULT else pairs[pairs["variant"] == f"fault_{kind}"]
         both, only_original, only_fault, neither = cells(part)
@@ -100,7 +105,24 @@ def fault_numbers(
             nb.count(f"{key}.n.only-fault", only_fault, mprov),
             nb.pvalue(f"{key}.mcnemar.p", p, mprov),
         ]
+        tests.append((kind, key, sel, n, only_original, only_fault, p))
+    kinds = [t for t in tests if t[0] != ANY_FAULT]
+    p_adj, _ = bh_adjust([t[-1] for t in kinds], alpha)
+    adjusted = {t[0]: pa for t, pa in zip(kinds, p_adj, strict=True)}
+    family = phrases.family_phrase(sum(math.isfinite(pa) for pa in p_adj), "fault kind")
+    for kind, key, sel, n, only_original, only_fault, p in tests:
         shown = "a fault" if kind == ANY_FAULT else f"the {kind.replace('_', ' ')} fault"
-        phrase = ph.fault_phrase(shown, n, only_original, only_fault, p)
-        out.append(nb.text(f"tax.phrase.fault.{nb.slug(kind)}.{s}", phrase, mprov))
+        pa = adjusted.get(kind)
+        if pa is None:
+            prov = nb.provenance(
+                mcnemar_p, sel, "original prompt against every fault kind", unit="pairs", exact=True
+            )
+        else:
+            prov = nb.provenance(
+                bh_adjust, sel, f"original prompt against the {kind} fault, exact McNemar p, "
+                "Benjamini-Hochberg over the fault kinds of the row", unit="pairs", alpha=alpha,
+            )  # fmt: skip
+            out.append(nb.pvalue(f"{key}.mcnemar.padj", pa, prov))
+        phrase = ph.fault_phrase(shown, n, only_original, only_fault, p, pa, family)
+        out.append(nb.text(f"tax.phrase.fault.{nb.slug(kind)}.{s}", phrase, prov))
     return out

@@ -24,11 +24,12 @@ def test_threshold_diagnosis() -> None:
 
 def test_the_tie_break_is_stated_and_the_configurations_it_decided_are_counted() -> None:
     """C's margins are all 0.5: 'always approve' and 'always deny' both get 5 of the 10 calibration items right,
-    and the tie-break (closest to 0, then the lower cut) picks minus infinity; A's and B's best cut is unique."""
+    and the tie-break (closest to 0, then the lower cut) picks 0, the untuned rule, which approves every item as
+    minus infinity does; A's and B's best cut is unique."""
     n, tables = study_numbers(synthetic_runs())
     assert (
         n[f"{K}.m-c.terse.shipped.tuned.n-tied"] == 2
-        and n[f"{K}.m-c.terse.shipped.tuned.threshold"] == "-inf"
+        and n[f"{K}.m-c.terse.shipped.tuned.threshold"] == 0.0
     )
     assert n[f"{K}.m-a.terse.shipped.tuned.n-tied"] == 1 and n[f"{K}.m-b.terse.shipped.tuned.n-tied"] == 1
     assert n["elig.n.diag.tied"] == 1 and n["elig.n.diag.configs"] == 3

@@ -23,3 +23,12 @@ def test_every_summary_key_exists_without_runs() -> None:
     assert next(n for n in res.numbers if n.key == "elig.phrase.eligible").value == (
         "no configuration--task pair was scored"
     )
+
+
+def test_the_bm25_parameters_are_numbers_of_the_paper() -> None:
+    import pandas as pd
+
+    from slmbench.analysis.topics.eligibility.tasks import bm25_numbers
+
+    got = {x.key: x.value for x in bm25_numbers(pd.DataFrame({"study": [], "task": []}))}
+    assert got == {"elig.bm25.k1": 1.5, "elig.bm25.b": 0.75}

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from tests.fixtures import protocol_study
 from tests.fixtures.protocol_study import trials
 
 from slmbench.analysis.topics import get_topic
@@ -19,6 +20,20 @@ def test_full_against_legacy_counts_the_fixed_tasks_and_tests_them_exactly(numbe
     assert numbers["proto.cmp.full.qa.primary.acc"] == pytest.approx(1 / 6)
     assert numbers["proto.cmp.full.qa.other.acc"] == pytest.approx(4 / 6)
     assert numbers["proto.cmp.full.n.pairs"] == 12  # both models, repeat 0 only
+
+
+def test_the_per_model_tests_of_a_comparison_are_adjusted_over_its_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """qa: three tasks fixed by full (p = 0.25); qb made to pass T2 under full only (p = 1): BH over the two
+    per-model tests gives 0.5 and 1; each phrase prints both and reads its verdict from the adjusted p."""
+    monkeypatch.setitem(protocol_study.PASSES, ("qb", "full", 256, 0.0), {"T2"})
+    got = protocol_study.study_numbers()
+    assert (got["proto.cmp.full.qa.mcnemar.p"], got["proto.cmp.full.qb.mcnemar.p"]) == pytest.approx((0.25, 1.0))
+    assert got["proto.cmp.full.qa.mcnemar.padj"] == pytest.approx(0.5)
+    assert got["proto.cmp.full.qb.mcnemar.padj"] == pytest.approx(1.0)
+    assert got["proto.cmp.full.qa.phrase"].endswith(
+        "(exact McNemar p = 0.250, adjusted p = 0.500 by Benjamini--Hochberg over the two models tested)"
+    )
+    assert "proto.cmp.full.mcnemar.padj" not in got  # the pooled test is not of the family
 
 
 def test_ablation_and_limit_are_paired_with_full(numbers: dict[str, Any]) -> None:

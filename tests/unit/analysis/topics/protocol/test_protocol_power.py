@@ -22,3 +22,12 @@ def test_power_counts_identical_repeats_once(numbers: dict) -> None:
     assert numbers["proto.power.qa.n"] == 6 and numbers["proto.power.pooled.n"] == 12
     assert numbers["proto.power.qa.n-trials"] == 18 and numbers["proto.power.pooled.n-trials"] == 36
     assert numbers["proto.power.qa.mdd"] == pytest.approx(detectable_difference(6, 4 / 6, 0.05))
+
+
+def test_the_power_computation_states_its_level_power_and_observed_rate(numbers: dict) -> None:
+    """What the text needs to state the method: alpha, the power and the rate the gain is added to."""
+    assert numbers["proto.power.alpha"] == 0.05 and numbers["proto.power.power"] == 0.8
+    assert numbers["proto.power.qa.base"] == pytest.approx(4 / 6)
+    assert numbers["proto.power.qa.mdd"] == pytest.approx(
+        detectable_difference(numbers["proto.power.qa.n"], numbers["proto.power.qa.base"], 0.05)
+    )
