@@ -52,13 +52,16 @@ def test_a_part_ran_only_when_its_planned_shards_have_records() -> None:
             trial("smollm2-135m", "capability_T0_native_repaired_p-unplanned"),
         ]
     )
-    facts = study_facts(CONFIG, frame, eligibility=True)
+    from slmbench.config import parse_config
+
+    config = parse_config({**CONFIG.model_dump(), "primary_build": "native/AMD EPYC"})
+    facts = study_facts(config, frame, eligibility=True)
     assert facts.ran == {"capability", "protocol", "rerun", "legacy", "scaffold", "eligibility"}
     assert {"reliability", "context", "null_control", "serving", "ablation", "sweep", "external"} <= set(
         facts.not_run
     )
     assert facts.cpus["rerun"] == ("AMD EPYC",) and facts.cpus["protocol"] == ("Intel",)
-    assert facts.cpus["primary"] == ("AMD EPYC",)  # primary_cpu: the rerun on that kind of CPU
+    assert facts.cpus["primary"] == ("AMD EPYC",)  # primary_build: the rerun on that build
     assert facts.has("capability", "legacy") and not facts.has("capability", "context")
 
 
