@@ -14,31 +14,32 @@ from slmbench.run.inflight import in_flight
 
 
 class _Gauge:
-    """Counts the calls running at once. The first three calls meet at a barrier (so three run at once whenever the
-    pool allows it) and call 0 then waits until call 3 has finished: it overtakes call 0 whatever the timing."""
+    """Counts the calls running at once. The first calls meet at a barrier (so they run at once whenever the pool
+    allows it), and call 0 then waits until call ``releaser`` has started, which can happen only after another call
+    has finished and been handed back: call 0 comes back after one started later, whatever the timing."""
 
-    def __init__(self, first: int = 3, overtaker: int = 3) -> None:
+    def __init__(self, first: int = 3, releaser: int = 5) -> None:
         self.now = self.peak = 0
         self.started: list[int] = []
         self._lock = threading.Lock()
         self._first = first
         self._meet = threading.Barrier(first)
-        self._overtaker = overtaker
-        self._overtaken = threading.Event()
+        self._releaser = releaser
+        self._released = threading.Event()
 
     def __call__(self, item: int) -> int:
         with self._lock:
             self.now += 1
             self.peak = max(self.peak, self.now)
             self.started.append(item)
+        if item == self._releaser:
+            self._released.set()
         if item < self._first:
             self._meet.wait(timeout=10)
         if item == 0:
-            self._overtaken.wait(timeout=10)
+            self._released.wait(timeout=10)
         with self._lock:
             self.now -= 1
-        if item == self._overtaker:
-            self._overtaken.set()
         return item
 
 
@@ -56,12 +57,12 @@ def test_one_at_a_time_runs_in_the_callers_thread_in_order() -> None:
 def test_n_in_flight_start_in_order_and_come_back_as_they_finish() -> None:
     gauge = _Gauge()
     results = list(in_flight(range(12), gauge, 3))
-    assert sorted(results) == list(range(12)) and results.index(3) < results.index(0)  # each once, 3 overtakes 0
+    assert sorted(results) == list(range(12)) and results.index(1) < results.index(0)  # each once, 1 overtakes 0
     assert gauge.peak == 3 and set(gauge.started[:3]) == {0, 1, 2} and sorted(gauge.started) == list(range(12))
 
 
 def test_closing_early_starts_no_further_call() -> None:
-    gauge = _Gauge(first=4, overtaker=1)
+    gauge = _Gauge(first=4, releaser=1)
     results = in_flight(range(100), gauge, 4)
     first = next(results)
     results.close()
