@@ -141,7 +141,7 @@ def test_a_comparison_is_the_part_of_the_plan_its_shard_belongs_to() -> None:
 
 def test_a_served_trial_is_never_primary() -> None:
     """It runs the primary condition, but behind a server: one side of the serving comparison only."""
-    config = config_with(serving_comparison={"models": ["smollm2-135m"]})
+    config = config_with(serving_comparison={"models": ["smollm2-135m"]}, primary_build="native/AMD EPYC")
     for build in ("native/AMD EPYC", None):
         assert not primary(frame(), config_with(primary_build=build))[
             "capability_T0_native_repaired_p-full_srv-llama-server"

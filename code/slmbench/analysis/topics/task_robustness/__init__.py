@@ -28,10 +28,10 @@ from slmbench.analysis.topics.task_robustness.faults import fault_numbers, fault
 from slmbench.analysis.topics.task_robustness.prompt import prompt_numbers
 from slmbench.analysis.topics.task_robustness.rows import build_run_rows, perturbed_pairs, safety_runs
 from slmbench.analysis.topics.task_robustness.safety import safety_numbers
-from slmbench.vocab import STUDY_ID
+from slmbench.vocab import PERTURBATIONS, STUDY_ID
 
-PARAPHRASE, FAULT = "paraphrase", "fault"
-"""The perturbations this topic reads (``vocab.PERTURBATIONS``)."""
+PARAPHRASE, FAULT = PERTURBATIONS
+"""The perturbations this topic reads."""
 
 
 @topic(reads=("trials",), part="build_run")
