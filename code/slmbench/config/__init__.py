@@ -156,17 +156,6 @@ class StudyConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _sampled_models_known(self) -> StudyConfig:
-        sampling = self.build_run.sampling if self.build_run else None
-        for name in sampling.models or [] if sampling else []:
-            if name not in self.models or not self.models[name].instruct:
-                raise ValueError(
-                    f"build_run.sampling.models: {name!r} is not an instruction-tuned model of this study "
-                    f"(models: {_listed(self.models)}): remove it or configure the model"
-                )
-        return self
-
-    @model_validator(mode="after")
     def _protocols_known(self) -> StudyConfig:
         for name, values in self.protocols.items():
             if not re.fullmatch(NAME_PATTERN, name):
@@ -227,6 +216,17 @@ class StudyConfig(BaseModel):
                         f"eligibility.{where}: {name!r} is not an embedded GGUF model (backend {spec.backend}):"
                         " only embedded GGUF files are requantised (score it in eligibility.models)"
                     )
+        return self
+
+    @model_validator(mode="after")
+    def _sampled_models_known(self) -> StudyConfig:
+        sampling = self.build_run.sampling if self.build_run else None
+        for name in sampling.models or [] if sampling else []:
+            if name not in self.models or not self.models[name].instruct:
+                raise ValueError(
+                    f"build_run.sampling.models: {name!r} is not an instruction-tuned model of this study "
+                    f"(models: {_listed(self.models)}): remove it or configure the model"
+                )
         return self
 
     def parts(self) -> frozenset[StudyPart]:

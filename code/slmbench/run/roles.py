@@ -96,13 +96,24 @@ def primary_build(frame: pd.DataFrame, config: StudyConfig, condition: pd.Series
 
 
 def primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:
-    """Whether each trial is one of the primary results: the primary condition in the primary run (the first run
-    on the primary build, ``primary_build``; without one, the original run)."""
+    """Whether each trial is one of the primary results: the primary condition in the primary run of its model (the
+    first run on the primary build, ``primary_build``; without one, the original run). The build is chosen per
+    model, so a served model, whose trials ran on its server's build, keeps its own run beside in-process models
+    that read a portable build; a configured build applies to each model that ran on it."""
     condition = primary_condition(frame, config)
-    build = primary_build(frame, config, condition)
-    if build is None:
-        return condition & frame["rerun"].isna()
-    return first_run_on_build(frame, condition & (builds(frame) == build))
+    primary_build(frame, config, condition)  # a configured build that no trial ran on: one line
+    chosen = pd.Series(False, index=frame.index)
+    model = frame["model"].astype(object)
+    for name in model[condition].dropna().unique():
+        mine = condition & (model == name)
+        recorded = set(builds(frame)[mine].dropna().astype(str))
+        configured = config.primary_build if config.primary_build in recorded else None
+        build = configured or primary_build(frame, config.model_copy(update={"primary_build": None}), mine)
+        if build is None:
+            chosen |= mine & frame["rerun"].isna()
+        else:
+            chosen |= first_run_on_build(frame, mine & (builds(frame) == build))
+    return chosen
 
 
 def cpu_primary(frame: pd.DataFrame, config: StudyConfig) -> pd.Series:

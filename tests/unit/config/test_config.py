@@ -122,7 +122,7 @@ def _with_model(**fields) -> dict:
     data = yaml.safe_load((ROOT / "config.yaml").read_text())
     data["models"] = {"m": {"params_b": 0.5, "instruct": True, **fields}}
     # the plans that name the shipped models
-    for key in ("eligibility", "protocol_study", "null_control", "serving_comparison"):
+    for key in ("eligibility", "protocol_study", "null_control", "serving_comparison", "build_run"):
         data.pop(key, None)
     return data
 
@@ -247,6 +247,13 @@ def test_a_block_naming_a_model_no_longer_configured_is_one_line() -> None:
         " (models: gemma3-270m, qwen2.5-coder-0.5b, smollm2-135m): remove it or configure the model"
     )
     assert "\n" not in str(info.value)
+    del data["eligibility"]
+    with pytest.raises(ConfigError) as info:
+        parse_config(data, "study/config.yaml")
+    assert str(info.value) == (
+        "study/config.yaml: build_run.sampling.models: 'qwen2.5-coder-1.5b' is not an instruction-tuned model of this"
+        " study (models: gemma3-270m, qwen2.5-coder-0.5b, smollm2-135m): remove it or configure the model"
+    )
 
 
 def test_a_protocol_not_defined_names_its_field_and_the_defined_ones() -> None:

@@ -287,7 +287,8 @@ def test_concurrency_is_for_served_models_only() -> None:
     own = {"path": "~/models/mine.gguf", "sha256": "ab" * 32}
     served = {"backend": "openai", "base_url": "http://127.0.0.1:8080/v1", "served_model": "qwen"}
     model = {"params_b": 0.5, "instruct": True}
-    empty = {"eligibility": None, "protocol_study": None, "null_control": None, "serving_comparison": None}
+    empty = {"eligibility": None, "protocol_study": None, "null_control": None, "serving_comparison": None,
+             "build_run": None}  # fmt: skip
     in_process = config_with(
         models={"m": {**model, "backend": "llamacpp", "weights": own, "concurrency": 4}}, **empty
     )

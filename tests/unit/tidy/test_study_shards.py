@@ -34,7 +34,7 @@ def _study(root: Path) -> Path:
     (root / "data/raw/stray.jsonl").write_text("")
     data = yaml.safe_load((ROOT / "config.yaml").read_text())
     data["models"] = {"smollm2-135m": data["models"]["smollm2-135m"]}
-    for block in ("serving_comparison", "eligibility", "primary_build"):
+    for block in ("serving_comparison", "eligibility", "primary_build", "build_run"):
         data.pop(block, None)
     (root / "config.yaml").write_text(yaml.safe_dump(data))
     return root
