@@ -120,7 +120,7 @@ from slmbench.tasks.schema import Task
 from slmbench.tools import ToolContext, build_tools, is_side_effect, tool_names
 
 data = yaml.safe_load(Path("config.yaml").read_text())
-for block in ("serving_comparison", "eligibility"):
+for block in ("serving_comparison", "eligibility", "build_run"):
     data.pop(block)
 data["models"] = {"d": {"backend": "dummy", "params_b": 1.0, "instruct": True, "greeting": "hi", "concurrency": 3}}
 config = parse_config(data)

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from slmbench.backends.base import UnknownBackendError, backend_facts
 from slmbench.config import ModelSpec
 
 _PACKAGES = ("slmbench", "llama_cpp_python", "ollama", "jsonschema", "pydantic", "rank_bm25")
@@ -58,13 +59,24 @@ NATIVE_BUILD = "native/"
 """The build label of a record without a build identity: llama.cpp compiled for the CPU it ran on, named by it."""
 
 
+def _served(name: object) -> bool:
+    """Whether the backend ``name`` (as a fingerprint records it) sends requests to a server."""
+    try:
+        return isinstance(name, str) and not backend_facts(name).in_process
+    except UnknownBackendError:
+        return False
+
+
 def build_of(fingerprint: dict[str, Any], serving: dict[str, Any] | None = None) -> str | None:
     """The build a trial ran on: the identity of the portable build its backend (or, for a served trial, the server
     the runner started: ``serving``) recorded, else ``native/<CPU>`` (a record from before the portable build:
     llama.cpp compiled for that host's own CPU). Trials pair as "the same machine" only within one build."""
-    build = ((serving or {}).get("build") or (fingerprint.get("backend") or {}).get("build")) or {}
+    backend = fingerprint.get("backend") or {}
+    build = ((serving or {}).get("build") or backend.get("build")) or {}
     if build.get("identity"):
         return str(build["identity"])
+    if serving is None and _served(backend.get("backend")):
+        return None  # a server of the user's: it ran on its own build, which the client cannot name
     cpu = (fingerprint.get("machine") or {}).get("cpu")
     return None if cpu is None else f"{NATIVE_BUILD}{cpu}"
 

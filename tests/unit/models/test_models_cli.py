@@ -21,7 +21,7 @@ SERVED_MODEL = "qwen2.5-coder-0.5b"
 def _config(tmp_path: Path, models: dict[str, Any]) -> Path:
     data = yaml.safe_load((ROOT / "config.yaml").read_text())
     for block in ("null_control", "scaffold_comparison", "context_comparison", "serving_comparison",
-                  "protocol_study", "eligibility", "published_studies", "primary_build"):  # fmt: skip
+                  "protocol_study", "eligibility", "published_studies", "primary_build", "build_run"):  # fmt: skip
         data.pop(block, None)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump({**data, "models": models}))

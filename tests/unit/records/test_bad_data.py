@@ -28,7 +28,7 @@ def _study_config(folder: Path) -> Path:
     path = folder / "config.yaml"
     if not path.exists():
         data = yaml.safe_load(CONFIG.read_text())
-        for block in ("serving_comparison", "eligibility"):
+        for block in ("serving_comparison", "eligibility", "build_run"):
             del data[block]
         data["models"] = {
             "scripted": {"backend": "scripted", "params_b": 0.1, "instruct": True, "outputs": ["x"]}
