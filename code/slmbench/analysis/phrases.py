@@ -79,7 +79,7 @@ def pairs_phrase(n_sig: int, n_tests: int) -> str:
         return "there is no pair of instruction-tuned models to compare"
     if n_sig == 0:
         if n_tests == 1:
-            return "the one pairwise difference is not significant"
+            return "the one pairwise comparison finds no significant difference"
         return (
             f"none of the {count_word(n_tests)} pairwise differences is significant after Benjamini--Hochberg"
         )

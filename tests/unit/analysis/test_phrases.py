@@ -39,7 +39,7 @@ def test_top_phrase(args, expected):
     ("n_sig", "n_tests", "expected"),
     [
         (0, 0, "there is no pair of instruction-tuned models to compare"),
-        (0, 1, "the one pairwise difference is not significant"),
+        (0, 1, "the one pairwise comparison finds no significant difference"),
         (1, 1, "the one pairwise difference is significant"),
         (0, 3, "none of the three pairwise differences is significant after Benjamini--Hochberg"),
         (1, 3, "one of the three pairwise differences is significant after Benjamini--Hochberg"),
