@@ -162,7 +162,10 @@ def test_predict_covers_both_splits(tmp_path: Path) -> None:
             assert all(p.ranking and p.margin is not None and p.margin >= 0 for p in preds)
 
 
-def test_baselines_cli_writes_every_task(tmp_path: Path) -> None:
+def _baselines_doc(tmp_path: Path) -> dict:
+    """The document `slmbench eligibility baselines` writes for the fixture data."""
+    import json
+
     data, bfcl = data_dir(tmp_path)
     out = tmp_path / "baselines.json"
     result = CliRunner().invoke(
@@ -171,9 +174,11 @@ def test_baselines_cli_writes_every_task(tmp_path: Path) -> None:
          "--bfcl-dir", str(bfcl), "--out", str(out)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    import json
+    return json.loads(out.read_text())
 
-    doc = json.loads(out.read_text())
+
+def test_baselines_cli_writes_every_task(tmp_path: Path) -> None:
+    doc = _baselines_doc(tmp_path)
     assert set(doc["tasks"]) == {"command_approval", "memory_write", "tool_selection", "reranking"}
     assert (
         doc["tasks"]["tool_selection"]["baseline"] == "BM25"
@@ -236,17 +241,7 @@ def test_predict_records_family_quoting_and_cue(tmp_path: Path) -> None:
 
 
 def test_baselines_cli_records_the_cue_and_item_facts(tmp_path: Path) -> None:
-    import json
-
-    data, bfcl = data_dir(tmp_path)
-    out = tmp_path / "baselines.json"
-    result = CliRunner().invoke(
-        main,
-        ["eligibility", "baselines", "--config", str(ROOT / "config.yaml"), "--data-dir", str(data),
-         "--bfcl-dir", str(bfcl), "--out", str(out)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    doc = json.loads(out.read_text())
+    doc = _baselines_doc(tmp_path)
     assert doc["schema_version"] == "1.1"
     assert (
         doc["tasks"]["memory_write"]["cue"] == "acknowledgement cue"
