@@ -219,14 +219,23 @@ class StudyConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _sampled_models_known(self) -> StudyConfig:
-        sampling = self.build_run.sampling if self.build_run else None
-        for name in sampling.models or [] if sampling else []:
-            if name not in self.models or not self.models[name].instruct:
-                raise ValueError(
-                    f"build_run.sampling.models: {name!r} is not an instruction-tuned model of this study "
-                    f"(models: {_listed(self.models)}): remove it or configure the model"
-                )
+    def _build_run_models_known(self) -> StudyConfig:
+        run = self.build_run
+        if run is None:
+            return self
+        named = (
+            ("sampling.models", run.sampling.models if run.sampling else None, True),
+            ("perturbation_models", run.perturbation_models, True),
+            ("protocol_models", run.protocol_models, False),
+        )
+        for where, names, instruct_only in named:
+            for name in names or []:
+                if name not in self.models or (instruct_only and not self.models[name].instruct):
+                    kind = "an instruction-tuned model" if instruct_only else "a model"
+                    raise ValueError(
+                        f"build_run.{where}: {name!r} is not {kind} of this study "
+                        f"(models: {_listed(self.models)}): remove it or configure the model"
+                    )
         return self
 
     def parts(self) -> frozenset[StudyPart]:

@@ -140,10 +140,24 @@ class BuildRun(BaseModel):
     sampling: Sampling | None = None
     perturbations: list[Perturbation] = Field(default_factory=list)
     perturbation_suites: list[Suite] = Field(default_factory=_capability_only)
+    perturbation_models: list[str] | None = Field(
+        default=None, description="the instruction-tuned models perturbed (default: every one)"
+    )
     protocols: list[str] = Field(
         default_factory=list,
         description="other protocols (names in `protocols`), each once on the capability suite at the lowest T",
     )
+    protocol_models: list[str] | None = Field(
+        default=None, description="the models the other protocols run for (default: every one)"
+    )
+
+    def perturbs(self, model: str) -> bool:
+        """Whether ``model`` (an instruction-tuned one) runs the perturbations."""
+        return self.perturbation_models is None or model in self.perturbation_models
+
+    def runs_protocols(self, model: str) -> bool:
+        """Whether ``model`` runs the other protocols."""
+        return self.protocol_models is None or model in self.protocol_models
 
     @field_validator("label")
     @classmethod

@@ -187,11 +187,11 @@ def _build_run(config: StudyConfig, model: str) -> Iterator[_Part]:
         for suite in s.suites:
             key = shard_key(config, model, suite, s.temperature, rerun=label)
             yield part(key, s.repeats, "build_run.sampling.repeats", suite, "sampling")
-    for perturbation in run.perturbations if instruct else []:
+    for perturbation in run.perturbations if instruct and run.perturbs(model) else []:
         for suite in run.perturbation_suites:
             key = shard_key(config, model, suite, t0, rerun=label, perturbation=perturbation)
             yield part(key, 1, "build_run.perturbations", suite, "perturbation")
-    for protocol in run.protocols:
+    for protocol in run.protocols if run.runs_protocols(model) else []:
         key = shard_key(config, model, "capability", t0, protocol=protocol, rerun=label)
         yield part(key, 1, "build_run.protocols", "capability", "protocol")
 

@@ -82,3 +82,30 @@ def test_a_sampled_model_that_is_not_an_instruction_tuned_model_of_the_study_is_
         (ConfigError, ValueError), match=r"build_run.sampling.models: 'gemma3-270m' is not an"
     ):
         _with_sampling(models=["gemma3-270m"])
+
+
+def _with_build_run(**fields: Any) -> StudyConfig:
+    build_run = {**SHIPPED["build_run"], "perturbations": ["fault"], "protocols": ["legacy-kv"], **fields}
+    return parse_config({**SHIPPED, "build_run": build_run})
+
+
+def test_perturbations_and_protocols_run_for_the_models_their_lists_name_or_every_eligible_one() -> None:
+    def perturbed(config: StudyConfig) -> set[str]:
+        return {s.key.model for s in plan_shards(config) if s.key.perturbation == "fault"}
+
+    def mechanism(config: StudyConfig) -> set[str]:
+        return {s.key.model for s in plan_shards(config) if s.key.protocol == "legacy-kv"}
+
+    every, instruct = set(_without().models), {n for n, spec in _without().models.items() if spec.instruct}
+    assert (perturbed(_with_build_run()), mechanism(_with_build_run())) == (instruct, every)
+    only = _with_build_run(perturbation_models=["qwen2.5-coder-1.5b"], protocol_models=["gemma3-270m"])
+    assert (perturbed(only), mechanism(only)) == ({"qwen2.5-coder-1.5b"}, {"gemma3-270m"})
+
+
+@pytest.mark.parametrize(
+    ("field", "name", "kind"),
+    [("perturbation_models", "gemma3-270m", "an instruction-tuned model"), ("protocol_models", "gpt-9", "a model")],
+)
+def test_a_build_run_model_list_naming_no_model_of_its_kind_is_one_line(field: str, name: str, kind: str) -> None:
+    with pytest.raises((ConfigError, ValueError), match=rf"build_run.{field}: '{name}' is not {kind} of this"):
+        _with_build_run(**{field: [name]})
