@@ -18,6 +18,7 @@ _COMMANDS: dict[str, str] = {
     "tasks": "slmbench.tasks.cli:tasks",
     "control": "slmbench.run.control:control",
     "determinism": "slmbench.run.determinism_cli:determinism",
+    "teacher-force": "slmbench.run.teacher_forcing_cli:teacher_force",
     "tidy": "slmbench.tidy.cli:tidy",
     "import-external": "slmbench.importers.cli:import_external",
     "import": "slmbench.formats.cli:import_",

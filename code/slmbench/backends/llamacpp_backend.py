@@ -208,6 +208,34 @@ class LlamaCppBackend:
         self, messages: list[Message], tools: list[dict[str, Any]] | None, options: GenerationOptions
     ) -> ModelReply:
         """Generate the assistant's next message, reusing the KV cache of the shared prompt prefix."""
+        return self._complete(messages, tools, options)
+
+    def teacher_forced(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, text: str, stopped: bool
+    ) -> list[float]:
+        """The log-probability of each token of a recorded reply ``text`` given the conversation (teacher
+        forcing): the prompt is evaluated and the reply decoded token by token exactly as ``chat`` does, but
+        each sampled token is the reply's next one (then, where the reply ``stopped``, the end-of-generation
+        token, whose log-probability is the last value)."""
+        llm = self._llm
+        forced = [*llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)]
+        queue = iter([*forced, llm.token_eos()] if stopped else forced)
+
+        def next_token(*args: Any, idx: int | None = None, **kwargs: Any) -> int:
+            return next(queue)
+
+        llm.sample = next_token
+        try:
+            options = GenerationOptions(max_tokens=len(forced) + int(stopped), logprobs=True)
+            reply = self._complete(messages, tools, options)
+        finally:
+            if "sample" in vars(llm):
+                del llm.sample
+        return reply.logprobs or []
+
+    def _complete(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, options: GenerationOptions
+    ) -> ModelReply:
         prompt, stops = self.render(messages, tools)
         llm = self._llm
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=self._formatter is None, special=True)

@@ -82,6 +82,7 @@ def sampled_logprobs(llm: Any) -> Iterator[list[float]]:
     import llama_cpp
 
     found: list[float] = []
+    shadowed = vars(llm).get("sample")  # a sampler set on the instance (teacher forcing) stays after
     original = llm.sample
     n_vocab = llm.n_vocab()
 
@@ -98,4 +99,7 @@ def sampled_logprobs(llm: Any) -> Iterator[list[float]]:
     try:
         yield found
     finally:
-        del llm.sample
+        if shadowed is None:
+            del llm.sample
+        else:
+            llm.sample = shadowed

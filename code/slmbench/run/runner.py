@@ -101,6 +101,22 @@ def trials(run: ShardRun) -> list[TrialSpec]:
     return [trial for task in tasks for trial in trial_plan(task, run.shard.repeats, run.key.perturbation)]
 
 
+def loop_settings(run: ShardRun, trial: TrialSpec) -> LoopSettings:
+    """How the loop runs one trial of the shard (its seed fixed by the trial's identity)."""
+    key = run.key
+    return LoopSettings(
+        scaffold=key.scaffold,
+        parser_mode=key.mode,
+        max_turns=run.max_turns,
+        budget_s=run.budget_s,
+        max_tokens=run.max_tokens,
+        temperature=key.temperature,
+        seed=derive_seed(run.base_seed, key.model, trial.task.id, trial.variant, trial.repeat),
+        logprobs=True,
+        protocol=run.conditions,
+    )
+
+
 def trial_id(run: ShardRun, trial: TrialSpec) -> str:
     """The id of one trial of the shard (``ShardKey.trial_id``)."""
     return run.key.trial_id(trial.task.id, trial.variant, trial.repeat, run.study)
@@ -201,18 +217,8 @@ def run_shard(
         )
 
         def run_one(trial: TrialSpec) -> tuple[rec.TrialRecord, str]:
-            seed = derive_seed(shard.base_seed, key.model, trial.task.id, trial.variant, trial.repeat)
-            settings = LoopSettings(
-                scaffold=key.scaffold,
-                parser_mode=key.mode,
-                max_turns=shard.max_turns,
-                budget_s=shard.budget_s,
-                max_tokens=shard.max_tokens,
-                temperature=key.temperature,
-                seed=seed,
-                logprobs=True,
-                protocol=shard.conditions,
-            )
+            settings = loop_settings(shard, trial)
+            seed = settings.seed
             started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             with tempfile.TemporaryDirectory(prefix="slmbench-trial-") as workdir:
                 run = run_trial(backend, trial, settings, Path(workdir))
