@@ -27,6 +27,10 @@ class ProtocolConditions:
         """The switches by name (recorded in every trial's provenance)."""
         return asdict(self)
 
+    def on(self) -> tuple[str, ...]:
+        """The names of the conditions that are on, in declaration order."""
+        return tuple(name for name, value in asdict(self).items() if value)
+
     @classmethod
     def names(cls) -> tuple[str, ...]:
         """The condition names, in declaration order."""

@@ -52,6 +52,7 @@ RECORD_COLUMNS = [
     "n_ctx",
     "stop_reason",
     "protocol",
+    "conditions",
     "max_turns",
     "max_tokens",
     "budget_s",
@@ -102,7 +103,7 @@ dictionary-encoded from the shard on: the merge, its sort and the Parquet writer
 million trials ``criteria`` alone was 476 MB of the 1.1 GB table, copied twice by the merge)."""
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 CATEGORY_COLUMNS = ("study", "suite", "group", "dimension", "variant", "model", "scaffold", "parser_mode",
-                    "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol",
+                    "outcome", "failure_class", "failure_class_clock_first", "stop_reason", "protocol", "conditions",
                     "task_id", "cpu", "build", "rerun", "perturbation", "build_part", "server", "imported_from", "backend",
                     "file_sha256", "served_by", "server_build", "endpoint", "quantisation")  # fmt: skip
 """Text columns of few distinct values, which the topics read as pandas categories: each copy of the rows

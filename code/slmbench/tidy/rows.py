@@ -9,6 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from slmbench.backends import run_identity
+from slmbench.conditions import ProtocolConditions
 from slmbench.harness.served import trial_calls
 from slmbench.records import schema as rec
 from slmbench.records.fingerprint import build_of
@@ -68,6 +69,7 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         "n_ctx": record.fingerprint.get("n_ctx"),
         "stop_reason": end.stop_reason,
         "protocol": record.protocol,
+        "conditions": conditions_on(settings.get("protocol")),
         "max_turns": settings.get("max_turns"),
         "max_tokens": settings.get("max_tokens"),
         "budget_s": settings.get("budget_s"),
@@ -94,6 +96,14 @@ def trial_row(record: rec.TrialRecord, source: str, line: int) -> dict[str, Any]
         **asdict(run_identity(record.fingerprint, settings)),
         "imported_from": (imported_from(record) or {}).get("format"),
     }
+
+
+def conditions_on(protocol: dict[str, Any] | None) -> str | None:
+    """The protocol conditions a trial ran under that were on, joined by ``+`` in declaration order (empty: all
+    off); missing where the record does not list its conditions (records from before they were recorded)."""
+    if not protocol:
+        return None
+    return "+".join(ProtocolConditions.from_mapping({k: v for k, v in protocol.items() if k != "name"}).on())
 
 
 def served_calls(record: rec.TrialRecord) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from slmbench.analysis import paired, phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.paired import block, cross_cpu
 from slmbench.analysis.stats_tests import bh_adjust
-from slmbench.analysis.topics.protocol.comparisons import Comparison, changed_class, comparisons
-from slmbench.analysis.topics.protocol.conditions import FULL, SCOPE
+from slmbench.analysis.topics.protocol.comparisons import FAMILIES, Comparison, changed_class, comparisons
+from slmbench.analysis.topics.protocol.conditions import SCOPE
 
 _PAIRED = paired.paired
 
@@ -24,18 +24,21 @@ _PAIRED = paired.paired
 def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     """Every paired comparison: pooled and per model, outcome changes and class changes."""
     table: list[dict[str, Any]] = []
-    summary: list[str] = []
+    summary: dict[str, list[str]] = {family: [] for family in FAMILIES}
     crossing: dict[str, tuple[int, int]] = {}
     for cmp in comparisons(trials):
         phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, table)
         if not cmp.is_rerun:  # a rerun crosses machines by design
             crossing[cmp.name] = (n_cross, n_pairs)
-            summary.append(f"{cmp.name.split(' vs ')[0]}: {phrase}")
+        summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {phrase}")
     res.tables["comparisons"] = table
-    ablations = [line for line in summary if not line.startswith(f"{FULL}:")]
+    ablations = summary["ablation"] + summary["limit"]
     prov = nb.provenance(_PAIRED, dict(SCOPE), "every ablation")
     text = "; ".join(ablations) if ablations else "no ablation of the full protocol has been run yet"
     res.numbers.append(nb.text("proto.phrase.ablations", text, prov))
+    if summary["mechanism"]:
+        mprov = nb.provenance(_PAIRED, dict(SCOPE), "every mechanism run against the mechanism base")
+        res.numbers.append(nb.text("proto.phrase.mechanisms", "; ".join(summary["mechanism"]), mprov))
     res.numbers.append(nb.text("proto.phrase.cross-cpu", phrases.cross_cpu_phrase(crossing), prov))
 
 

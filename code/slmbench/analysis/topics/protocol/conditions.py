@@ -31,6 +31,7 @@ LIMITS = ("max_turns", "max_tokens")
 
 _READ = (
     "trial_id", "study", "suite", "model", "task_id", "group", "variant", "temperature", "repeat", "protocol",
+    "conditions",
     "n_ctx", "max_turns", "max_tokens", "scaffold", "parser_mode", "primary", "params_b", "is_base", "passed",
     "outcome", "failure_class", "stop_reason", "closing_answer", "answer_channel", "n_stuck", "transcript_sha256",
     "harm", "cpu", "build",

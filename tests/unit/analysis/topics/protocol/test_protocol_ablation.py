@@ -22,12 +22,16 @@ def test_full_against_legacy_counts_the_fixed_tasks_and_tests_them_exactly(numbe
     assert numbers["proto.cmp.full.n.pairs"] == 12  # both models, repeat 0 only
 
 
-def test_the_per_model_tests_of_a_comparison_are_adjusted_over_its_models(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_per_model_tests_of_a_comparison_are_adjusted_over_its_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """qa: three tasks fixed by full (p = 0.25); qb made to pass T2 under full only (p = 1): BH over the two
     per-model tests gives 0.5 and 1; each phrase prints both and reads its verdict from the adjusted p."""
     monkeypatch.setitem(protocol_study.PASSES, ("qb", "full", 256, 0.0), {"T2"})
     got = protocol_study.study_numbers()
-    assert (got["proto.cmp.full.qa.mcnemar.p"], got["proto.cmp.full.qb.mcnemar.p"]) == pytest.approx((0.25, 1.0))
+    assert (got["proto.cmp.full.qa.mcnemar.p"], got["proto.cmp.full.qb.mcnemar.p"]) == pytest.approx(
+        (0.25, 1.0)
+    )
     assert got["proto.cmp.full.qa.mcnemar.padj"] == pytest.approx(0.5)
     assert got["proto.cmp.full.qb.mcnemar.padj"] == pytest.approx(1.0)
     assert got["proto.cmp.full.qa.phrase"].endswith(
@@ -86,3 +90,40 @@ def test_a_side_with_two_trials_of_one_key_on_one_cpu_is_an_error() -> None:
     legacy = df[df["protocol"] == "legacy"]
     with pytest.raises(ValueError, match="two trials of one key"):
         paired(legacy, pd.concat([full[full["repeat"] == 0]] * 2))
+
+
+def test_the_mechanism_runs_pair_each_added_condition_and_full_with_the_base_on_their_build() -> None:
+    """On a portable build "P": the base (only a clean KV cache) passes T1 for qa, the answer channel added passes
+    T1-T3, stuck detection added T1, and full (rerun "portable") T1-T4. Each mechanism protocol and full pair with
+    the base on "P" (not with full's native run on "A"); the ablations' phrase leaves them out."""
+    df = trials().assign(cpu="A", build="native/A", rerun=None)
+    df["conditions"] = df["protocol"].map({"legacy": "", "full": "canonical_history+clean_kv"})
+    on = {"legacy-kv": "clean_kv", "legacy-kv-answer": "answer_channel+clean_kv", "legacy-kv-stuck": "stuck_detection+clean_kv",
+          "full": "canonical_history+stuck_detection+answer_channel+closing_turn+clean_kv"}  # fmt: skip
+    passes = {"legacy-kv": {"T1"}, "legacy-kv-answer": {"T1", "T2", "T3"}, "legacy-kv-stuck": {"T1"},
+              "full": {"T1", "T2", "T3", "T4"}}  # fmt: skip
+    portable = []
+    for protocol, tasks in passes.items():
+        rows = df[(df["protocol"] == "legacy") & (df["max_tokens"] == 256)].copy()
+        rows["passed"] = (rows["model"] == "qa") & rows["task_id"].isin(tasks)
+        rows = rows.assign(
+            protocol=protocol, conditions=on[protocol], build="P", cpu="A", rerun="portable", primary=False,
+            outcome=rows["passed"].map({True: "success", False: "failure"}),
+            trial_id=rows["trial_id"] + f"/{protocol}/portable",
+        )  # fmt: skip
+        portable.append(rows)
+    both = pd.concat([df, *portable], ignore_index=True)
+    got = {
+        n.key: n.value for n in get_topic("protocol")(both, None, {"bootstrap_seed": 1, "n_boot": 20}).numbers
+    }
+    assert (
+        got["proto.cmp.legacy-kv-answer.qa.n.only-other"],
+        got["proto.cmp.legacy-kv-answer.n.cross-cpu"],
+    ) == (2, 0)
+    assert got["proto.cmp.legacy-kv-stuck.qa.n.only-other"] == 0
+    assert (
+        got["proto.cmp.full-legacy-kv.qa.n.only-other"] == 3
+        and got["proto.cmp.full-legacy-kv.n.cross-cpu"] == 0
+    )
+    assert "legacy-kv" not in got["proto.phrase.ablations"]
+    assert got["proto.phrase.mechanisms"].startswith("legacy-kv-answer: ")
