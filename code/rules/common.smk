@@ -44,6 +44,7 @@ RAW = f"{RAW_ROOT}/{STUDY_ID}"
 PROCESSED = "data/processed"
 SHARD_CACHE = f"{PROCESSED}/cache"  # each raw shard's tidy tables and replay, kept while shard and package hold
 REPLAY = f"{PROCESSED}/replay_strict.parquet"
+TEACHER_FORCING = "data/teacher_forcing"  # `slmbench teacher-force` reports, <model>/<shard stem>.json
 
 
 def _relative(paths):

@@ -11,6 +11,11 @@ STUDY_FIGURES = study_figures(STUDY_TOPICS)
 ANALYSIS_BOOTSTRAP_SEED = STUDY.bootstrap_seed  # not the trial seed (`seed`): each has its own config key
 ANALYSIS_N_BOOT = STUDY.bootstrap_resamples
 ANALYSIS_ALPHA = STUDY.alpha
+def teacher_forcing_reports(wildcards):
+    """The teacher-forcing reports recorded (``slmbench teacher-force``), one per shard."""
+    return sorted(str(p) for p in Path(TEACHER_FORCING).glob("*/*.json"))
+
+
 ANALYSIS_INPUTS = {
     "trials": f"{PROCESSED}/trials.parquet",
     "events": f"{PROCESSED}/events.parquet",
@@ -20,6 +25,7 @@ ANALYSIS_INPUTS = {
     "baselines": str(BASELINES),
     "record": elig_recorded_runs,
     "independent": elig_independent_passes,
+    "forced": teacher_forcing_reports,
 }
 """Each topic input by name (the CLI option, ``_`` as ``-``): a path, or an input function giving a list of
 paths (one option per file)."""

@@ -47,6 +47,12 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
     type=_EXISTING,
     help="an independent labelling pass, <data>/<task>/independent/labels.jsonl (topic eligibility)",
 )
+@click.option(
+    "--forced",
+    multiple=True,
+    type=_EXISTING,
+    help="a teacher-forcing report, data/teacher_forcing/<model>/<stem>.json (topic task_consistency)",
+)
 @click.option("--out", type=_PATH, required=True, help="topic JSON to write")
 @click.option("--bootstrap-seed", type=int, default=None, help="seed of every bootstrap resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
@@ -70,6 +76,7 @@ def analyze(
     baselines: Path | None,
     records: tuple[Path, ...],
     independent: tuple[Path, ...],
+    forced: tuple[Path, ...],
     out: Path,
     bootstrap_seed: int | None,
     n_boot: int | None,
@@ -94,6 +101,7 @@ def analyze(
         "margin": margin,
         "replay": str(replay) if replay else None,
         "control": str(control) if control else None,
+        "forced": [str(p) for p in forced] or None,
     }
     if topic in INPUT_TOPICS:
         params.update(
@@ -114,6 +122,12 @@ def analyze(
 @click.option("--summary", type=_EXISTING, default=None, help="external_summary.parquet (topic external)")
 @click.option("--replay", type=_EXISTING, default=None, help="strict-mode replay JSON (topic boundary)")
 @click.option("--control", type=_EXISTING, default=None, help="positive-control JSON (topic capability)")
+@click.option(
+    "--forced",
+    multiple=True,
+    type=_EXISTING,
+    help="a teacher-forcing report, data/teacher_forcing/<model>/<stem>.json (topic task_consistency)",
+)
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="topics at once")
 @click.option("--bootstrap-seed", type=int, default=None, help="seed of every bootstrap resampling")
@@ -126,6 +140,7 @@ def analyze_trials(
     summary: Path | None,
     replay: Path | None,
     control: Path | None,
+    forced: tuple[Path, ...],
     out_dir: Path,
     jobs: int,
     bootstrap_seed: int | None,
@@ -144,6 +159,7 @@ def analyze_trials(
             "n_boot": n_boot,
             "alpha": alpha,
             **{key: str(path) for key, path in files.items() if path and key in TOPIC_INPUTS[name]},
+            **({"forced": [str(p) for p in forced]} if forced and "forced" in TOPIC_INPUTS[name] else {}),
         }
         for name in names
     }

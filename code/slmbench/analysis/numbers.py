@@ -55,7 +55,7 @@ def temp_slug(t: float) -> str:
 
 
 Unit = Literal[
-    "trials", "calls", "refusals", "pairs", "items", "label pairs", "solutions", "tasks"
+    "trials", "calls", "refusals", "pairs", "items", "label pairs", "solutions", "tasks", "replies"
 ]  # fmt: skip
 """What the ``n`` of a number counts. For ``trials`` the selection picks exactly the counted trials; for any other
 unit it picks the trials the counted units come from (or none, when they come from elsewhere)."""

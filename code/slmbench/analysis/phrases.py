@@ -62,7 +62,9 @@ def top_phrase(top: str | None, gap: float, n_models: int, tied: int = 0, best: 
                 every = "both" if n_models == 2 else f"all {count_word(n_models)}"
                 return f"no instruction-tuned model leads all others: {every} have the same accuracy"
             if tied > 1:
-                return f"no instruction-tuned model leads all others: {count_word(tied)} share the top accuracy"
+                return (
+                    f"no instruction-tuned model leads all others: {count_word(tied)} share the top accuracy"
+                )
             return "no instruction-tuned model leads all others: the best share the top accuracy"
         if math.isfinite(gap) and gap < 1.5:
             return "no instruction-tuned model leads all others: the best two are one task apart"

@@ -8,6 +8,8 @@ sample). Without samples the topic computes nothing (its template says nothing).
 - Outcome consistency (``outcome``), per model with samples: pass^j and pass@j for j = 1..k (unbiased estimators,
   ``stats_passk``) averaged over the tasks that have all k samples, with percentile intervals from resampling
   tasks; the share of those tasks with mixed outcomes (Wilson, unit tasks).
+- Whether confidence can be computed from the records (``forced``): the teacher-forcing reports named by
+  ``params["forced"]``, totalled.
 - Predictability (``predictability``), per model and trial set (the primary trials, the samples): how well the
   trial's confidence (``tidy.rows.confidence``) predicts its success, with ``stats_calibration``'s Brier score,
   AUROC and ECE and task-resampled intervals.
@@ -24,6 +26,7 @@ from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_calibration import ECE_BINS
 from slmbench.analysis.topics import topic, with_defaults
 from slmbench.analysis.topics.common import SCORED, models_table, scored
+from slmbench.analysis.topics.task_consistency.forced import forced_numbers
 from slmbench.analysis.topics.task_consistency.outcome import outcome_numbers, samples_per_task
 from slmbench.analysis.topics.task_consistency.predictability import SETS, predictability_numbers
 from slmbench.vocab import STUDY_ID
@@ -52,13 +55,14 @@ def build_rows(trials: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[s
     )
 
 
-@topic(reads=("trials",), part="build_run")
+@topic(reads=("trials", "forced"), part="build_run")
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
     """Outcome consistency and predictability on every capability task on one build (see the module docstring
     and ``docs/keys.md``); nothing where no sample above T = 0 was recorded."""
     p = with_defaults(params)
     samples, primary, ssel, psel = build_rows(trials)
     res = TopicResult()
+    res.numbers += forced_numbers(list(p.get("forced") or []))
     if samples.empty:
         return res
     k = samples_per_task(samples)
