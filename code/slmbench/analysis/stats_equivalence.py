@@ -87,7 +87,11 @@ def score_interval(only_first: int, only_second: int, n: int, level: float) -> t
 
 
 def tost_paired_binary(
-    only_first: int, only_second: int, n: int, margin: float = DEFAULT_EQUIVALENCE_MARGIN, alpha: float = ALPHA
+    only_first: int,
+    only_second: int,
+    n: int,
+    margin: float = DEFAULT_EQUIVALENCE_MARGIN,
+    alpha: float = ALPHA,
 ) -> Equivalence:
     """TOST of the difference in accuracy (second minus first) of ``n`` paired units with binary outcomes, of
     which ``only_first`` passed only under the first condition and ``only_second`` only under the second.

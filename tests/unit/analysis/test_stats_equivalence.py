@@ -45,7 +45,8 @@ def test_the_score_interval_and_tost_p_equal_r(
 def _restricted_statistic(b: int, c: int, n: int, d0: float) -> float:
     """The score statistic from the restricted MLE found by maximising the multinomial likelihood numerically over
     the probability of passing only under the first condition, given a difference of ``d0`` (no closed form)."""
-    low, high = max(0.0, -d0), (1 - d0) / 2  # both discordant probabilities and the concordant rest stay in [0, 1]
+    # both discordant probabilities and the concordant rest stay in [0, 1]
+    low, high = max(0.0, -d0), (1 - d0) / 2
 
     def minus_loglik(q: float) -> float:
         q_second = q + d0
