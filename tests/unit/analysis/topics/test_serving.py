@@ -21,7 +21,7 @@ from slmbench.analysis.topics.common import primary_rows
 from slmbench.analysis.topics.serving import calls_phrase, compute, other_rows
 from slmbench.figures.tables import render_table
 
-PARAMS: dict[str, Any] = {"bootstrap_seed": 3, "n_boot": 50}
+PARAMS: dict[str, Any] = {"bootstrap_seed": 3, "n_boot": 50, "equivalence_margin": 0.1}
 SERVER = "llama-server"
 # model -> (params_b, is_base, in-process passes, served passes) over tasks T0..T5
 OUTCOMES = {

@@ -165,7 +165,10 @@ def accuracy_block(
             tost_paired_binary, {**selection, "model": sorted(instruct)}, "pairs TOST shows equivalent",
             unit="tasks", margin=margin, alpha=alpha,
         )  # fmt: skip
-        out.append(nb.count(f"{prefix}.pairs.n-equiv", n_equiv, eprov))
+        out += [
+            nb.count(f"{prefix}.pairs.n-equiv", n_equiv, eprov),
+            nb.rate(f"{prefix}.pairs.equiv.margin", margin, eprov),
+        ]
     counts = {m: (float(s.sum()), len(s)) for m, s in shares.items()}
     top, gap = top_model(counts, base)
     if top is not None and not all(c.significant for c in comps if top in (c.first, c.second)):

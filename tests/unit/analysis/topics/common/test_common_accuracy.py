@@ -29,6 +29,8 @@ def test_correlations_agree_with_scipy() -> None:
     assert numbers["x.spearman.rho"] == pytest.approx(spearmanr(xs, ys)[0])
     assert numbers["x.pearson.lo"] < numbers["x.pearson.r"] < numbers["x.pearson.hi"]
 
+TEN = {"equivalence_margin": 0.1}
+
 
 def _tasks(model: str, passes: list[int], repeats: int = 1, **kw: object) -> list[dict[str, object]]:
     return [
@@ -43,7 +45,7 @@ def test_a_pair_of_models_that_no_test_separates_is_not_called_the_same_without_
     equivalent; on six of those tasks it does not."""
     a, b = [1] * 10 + [0] * 50, [1] * 11 + [0] * 49
     df = pd.DataFrame(_tasks("a", a) + _tasks("b", b))
-    got = {n.key: n.value for n in accuracy_block("cap", df, {}, with_defaults({}))[0]}
+    got = {n.key: n.value for n in accuracy_block("cap", df, {}, with_defaults(TEN))[0]}
     eq = tost_paired_binary(0, 1, 60, 0.1)
     assert got["cap.pair.a.b.equiv.p"] == pytest.approx(eq.p) and got["cap.pair.a.b.equiv.shown"] == "yes"
     assert got["cap.pairs.n-equiv"] == 1
@@ -52,7 +54,7 @@ def test_a_pair_of_models_that_no_test_separates_is_not_called_the_same_without_
         " is shown"
     )
     few = pd.DataFrame(_tasks("a", a[:6]) + _tasks("b", b[:6]))
-    assert {n.key: n.value for n in accuracy_block("cap", few, {}, with_defaults({}))[0]}[
+    assert {n.key: n.value for n in accuracy_block("cap", few, {}, with_defaults(TEN))[0]}[
         "cap.phrase.pairs"
     ] == (
         "the one pairwise test does not show a difference, and equivalence within \u00b110 percentage points (TOST)"

@@ -65,7 +65,7 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     rerun["outcome"] = rerun["passed"].map({True: "success", False: "failure"})
     both = pd.concat([df, rerun], ignore_index=True)
     both["build"] = "native/" + both["cpu"]  # builds from before the portable one are named by their CPU
-    res = get_topic("protocol")(both, None, {"bootstrap_seed": 1, "n_boot": 20})
+    res = get_topic("protocol")(both, None, {"bootstrap_seed": 1, "n_boot": 20, "equivalence_margin": 0.1})
     got = {n.key: n.value for n in res.numbers}
     assert got["proto.cmp.full.n.pairs"] == 12 and got["proto.cmp.full.n.cross-cpu"] == 0
     assert got["proto.cmp.full.qa.other.acc"] == pytest.approx(2 / 6)
