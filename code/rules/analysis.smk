@@ -18,12 +18,14 @@ rule analyze_trials:
         bootstrap_seed=ANALYSIS_BOOTSTRAP_SEED,
         n_boot=ANALYSIS_N_BOOT,
         alpha=ANALYSIS_ALPHA,
+        equivalence_margin=ANALYSIS_EQUIVALENCE_MARGIN,
     threads: workflow.cores
     log:
         "logs/analysis/analyze_trials.log",
     shell:
         "slmbench analyze-trials {params.topics} {params.options} --out-dir {params.out_dir:q} --jobs {threads}"
-        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha} > {log:q} 2>&1"
+        " --bootstrap-seed {params.bootstrap_seed} --n-boot {params.n_boot} --alpha {params.alpha}"
+        " --equivalence-margin {params.equivalence_margin} > {log:q} 2>&1"
 
 
 rule analyze:

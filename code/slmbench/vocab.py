@@ -166,6 +166,12 @@ DEFAULT_BOOTSTRAP_SEED = 20260101
 Trials have a seed of their own (config ``seed``, which every trial record keeps): the two never stand in for
 each other."""
 
+DEFAULT_EQUIVALENCE_MARGIN = 0.05
+"""The equivalence margin where config.yaml states none (``equivalence_margin``): two conditions on the same tasks
+are read as the same only when TOST shows their difference in accuracy within plus or minus this (five percentage
+points). A study sets its own: the largest difference it treats as too small to matter, well below the effects it
+reports as findings."""
+
 SHIPPED = "shipped"
 """The quantisation tag of a model's shipped GGUF (requantised variants carry their llama.cpp type name)."""
 

@@ -11,6 +11,9 @@ STUDY_FIGURES = study_figures(STUDY_TOPICS)
 ANALYSIS_BOOTSTRAP_SEED = STUDY.bootstrap_seed  # not the trial seed (`seed`): each has its own config key
 ANALYSIS_N_BOOT = STUDY.bootstrap_resamples
 ANALYSIS_ALPHA = STUDY.alpha
+ANALYSIS_EQUIVALENCE_MARGIN = STUDY.equivalence_margin
+
+
 def teacher_forcing_reports(wildcards):
     """The teacher-forcing reports recorded (``slmbench teacher-force``), one per shard."""
     return sorted(str(p) for p in Path(TEACHER_FORCING).glob("*/*.json"))

@@ -61,6 +61,12 @@ _EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
 )
 @click.option("--margin", type=float, default=None, help="the stated margin of the eligibility rule")
 @click.option(
+    "--equivalence-margin",
+    type=float,
+    default=None,
+    help="the equivalence margin of every TOST (a difference in accuracy; config equivalence_margin)",
+)
+@click.option(
     "--planned-runs",
     type=int,
     default=None,
@@ -82,6 +88,7 @@ def analyze(
     n_boot: int | None,
     alpha: float | None,
     margin: float | None,
+    equivalence_margin: float | None,
     planned_runs: int | None,
 ) -> None:
     """Compute TOPIC into a JSON file of numbers and tables.
@@ -99,6 +106,7 @@ def analyze(
         "n_boot": n_boot,
         "alpha": alpha,
         "margin": margin,
+        "equivalence_margin": equivalence_margin,
         "replay": str(replay) if replay else None,
         "control": str(control) if control else None,
         "forced": [str(p) for p in forced] or None,
@@ -133,6 +141,12 @@ def analyze(
 @click.option("--bootstrap-seed", type=int, default=None, help="seed of every bootstrap resampling")
 @click.option("--n-boot", type=int, default=None, help="bootstrap resamples")
 @click.option("--alpha", type=float, default=None, help="one minus the confidence level")
+@click.option(
+    "--equivalence-margin",
+    type=float,
+    default=None,
+    help="the equivalence margin of every TOST (a difference in accuracy; config equivalence_margin)",
+)
 def analyze_trials(
     topic_names: tuple[str, ...],
     trials: Path,
@@ -146,6 +160,7 @@ def analyze_trials(
     bootstrap_seed: int | None,
     n_boot: int | None,
     alpha: float | None,
+    equivalence_margin: float | None,
 ) -> None:
     """Compute the topics of the trials table (TOPIC_NAMES, default: all of them) into OUT_DIR/<topic>.json,
     reading the tables once: each document equals ``slmbench analyze <topic>``'s with the same inputs."""
@@ -158,6 +173,7 @@ def analyze_trials(
             "bootstrap_seed": bootstrap_seed,
             "n_boot": n_boot,
             "alpha": alpha,
+            "equivalence_margin": equivalence_margin,
             **{key: str(path) for key, path in files.items() if path and key in TOPIC_INPUTS[name]},
             **({"forced": [str(p) for p in forced]} if forced and "forced" in TOPIC_INPUTS[name] else {}),
         }

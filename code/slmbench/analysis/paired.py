@@ -24,8 +24,10 @@ from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.paired_failures import failure_shares, no_accepted_call
 from slmbench.analysis.selection import Condition, Selection, holds_ids, positions_of, rows_of, selection_at
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
+from slmbench.analysis.stats_equivalence import Equivalence, tost_paired_binary
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.stats_tests import mcnemar_p
+from slmbench.vocab import DEFAULT_EQUIVALENCE_MARGIN
 
 PAIR_KEY: list[str] = ["model", "suite", "task_id", "variant", "temperature", "repeat"]
 _KEEP = ["passed", "failure_class", "stop_reason", "n_tool_calls", "cpu", "build", "rerun"]
@@ -33,6 +35,7 @@ _RUN = ["build", "rerun"]
 """Where a trial ran beyond its key: a side may hold one trial per key on each build (a rerun)."""
 _WILSON = wilson_interval
 _MCNEMAR = mcnemar_p
+_TOST = tost_paired_binary
 _BOOT = cluster_bootstrap
 Role = Literal["primary", "other"]
 
@@ -175,6 +178,49 @@ def _pooled_diff(draw: Draw) -> float:
     return float(draw["o"].sum() / n - draw["p"].sum() / n) if n else math.nan
 
 
+def unit(pairs: pd.DataFrame) -> tuple[str, str]:
+    """What one pair is, singular and plural: a task (one model's pairs, one per task), a task-model pair (one per
+    task and model), or a paired trial (a task paired more than once: its variants or repeats)."""
+    per_task = [c for c in ("model", "suite", "task_id") if c in pairs]
+    if pairs.duplicated(per_task).any():
+        return "paired trial", "paired trials"
+    if pairs["model"].nunique() > 1:
+        return "task--model pair", "task--model pairs"
+    return "task", "tasks"
+
+
+def equivalence(
+    prefix: str, pairs: pd.DataFrame, selection: Selection, what: str, alpha: float, margin: float
+) -> tuple[list[Number], Equivalence]:
+    """TOST of the paired difference within ``margin`` (``stats_equivalence``): its ``1 - 2 alpha`` score interval
+    (``<prefix>.diff.lo``/``.hi``), the TOST p, whether equivalence is shown, the margin, and the phrase
+    (``<prefix>.equiv.…``). ``selection`` selects both sides' trials of ``pairs``."""
+    _, only_p, only_o, _ = cells(pairs)
+    eq = tost_paired_binary(only_p, only_o, len(pairs), margin, alpha)
+    level = 1 - 2 * alpha
+    prov = nb.provenance(
+        _TOST,
+        selection,
+        f"TOST of the paired difference, {what} vs the primary condition, within the equivalence margin",
+        unit="pairs",
+        margin=margin,
+        alpha=alpha,
+        level=level,
+    )
+    text = phrases.equivalence_phrase(
+        eq.n, unit(pairs), eq.difference, eq.lo, eq.hi, eq.p, margin, level, eq.equivalent
+    )
+    out = [
+        nb.rate(f"{prefix}.diff.lo", eq.lo, prov),
+        nb.rate(f"{prefix}.diff.hi", eq.hi, prov),
+        nb.pvalue(f"{prefix}.equiv.p", eq.p, prov),
+        nb.flag(f"{prefix}.equiv.shown", eq.equivalent, prov),
+        nb.rate(f"{prefix}.equiv.margin", margin, prov),
+        nb.text(f"{prefix}.equiv.phrase", text, prov),
+    ]
+    return out, eq
+
+
 def block(
     prefix: str,
     pairs: pd.DataFrame,
@@ -182,8 +228,10 @@ def block(
     what: str,
     alpha: float,
     both_sides: Selection | None = None,
+    margin: float = DEFAULT_EQUIVALENCE_MARGIN,
 ) -> tuple[list[Number], dict[str, Any]]:
-    """Both accuracies, the paired difference, the discordant counts and McNemar's p of one set of pairs.
+    """Both accuracies, the paired difference, the discordant counts, McNemar's p and the TOST of equivalence
+    within ``margin`` (``equivalence``) of one set of pairs.
 
     Each accuracy selects its side's paired trials; the numbers over pairs select both sides' trials
     (``both_sides``: that selection, when the caller made it already).
@@ -217,7 +265,12 @@ def block(
         nb.rate(f"{prefix}.diff", diff(pairs), mprov),
         nb.pvalue(f"{prefix}.mcnemar.p", p, mprov),
     ]
-    row = {"n": n, "only_primary": only_p, "only_other": only_o, "p": p}
+    nums, eq = equivalence(prefix, pairs, mprov["selection"], what, alpha, margin)
+    out += nums
+    row = {
+        "n": n, "only_primary": only_p, "only_other": only_o, "p": p, "diff_lo": eq.lo, "diff_hi": eq.hi,
+        "equiv_p": eq.p, "equivalent": eq.equivalent,
+    }  # fmt: skip
     for role, r in (("primary", rp), ("other", ro)):
         row.update({f"{role}_k": r.k, f"{role}_acc": r.rate, f"{role}_lo": r.lo, f"{role}_hi": r.hi})
     return out, row
@@ -239,9 +292,10 @@ def comparison(
         pairs: Output of ``paired``.
         sides: The trials table and the selection of each condition.
         names: Display names of the primary and the other condition.
-        params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``).
+        params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``, ``equivalence_margin``).
     """
     alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
+    margin = float(params["equivalence_margin"])
     res = TopicResult()
     sel = sides.both(pairs)
     prov = nb.provenance(paired, sel, "the two conditions compared", unit="pairs")
@@ -252,7 +306,7 @@ def comparison(
         nb.count(f"{prefix}.n.tasks", pairs["task_id"].nunique(), prov),
         nb.count(f"{prefix}.n.cross-cpu", int(cross_cpu(pairs).sum()), prov),
     ]
-    nums, row = block(prefix, pairs, sides, names[1], alpha)
+    nums, row = block(prefix, pairs, sides, names[1], alpha, sel, margin)
     res.numbers += nums
     change = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], names[0], names[1])
     res.numbers.append(nb.text(f"{prefix}.phrase.change", change, prov))
@@ -294,7 +348,7 @@ def comparison(
     table: list[dict[str, Any]] = []
     for model, part in pairs.groupby("model", sort=True):
         key = f"{prefix}.model.{nb.slug(model)}"
-        nums, row = block(key, part, sides, names[1], alpha)
+        nums, row = block(key, part, sides, names[1], alpha, margin=margin)
         res.numbers += nums
         res.numbers += no_accepted_call(key, part, sides, names, alpha)
         info = part.iloc[0]

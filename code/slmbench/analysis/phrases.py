@@ -75,22 +75,37 @@ def top_phrase(top: str | None, gap: float, n_models: int, tied: int = 0, best: 
     return f"{top} is ahead of every other instruction-tuned model, by {gap:.0f} tasks or more and in every pairwise test"
 
 
-def pairs_phrase(n_sig: int, n_tests: int) -> str:
-    """How many pairwise differences between instruction-tuned models survive the BH correction."""
+def pairs_phrase(n_sig: int, n_tests: int, n_equiv: int | None = None, margin: float = math.nan) -> str:
+    """How many pairwise differences between instruction-tuned models survive the BH correction; a test that does
+    not show a difference never reads as "the same". With ``n_equiv`` (the pairs TOST shows equivalent within
+    ``margin``; None where TOST does not apply) it says for how many pairs equivalence is shown."""
     if n_tests == 0:
         return "there is no pair of instruction-tuned models to compare"
     if n_sig == 0:
-        if n_tests == 1:
-            return "the one pairwise comparison finds no significant difference"
-        return (
-            f"none of the {count_word(n_tests)} pairwise differences is significant after Benjamini--Hochberg"
+        head = (
+            "the one pairwise test does not show a difference"
+            if n_tests == 1
+            else f"none of the {count_word(n_tests)} pairwise tests shows a difference after Benjamini--Hochberg"
         )
-    if n_sig == n_tests:
-        if n_tests == 1:
-            return "the one pairwise difference is significant"
-        return f"all {count_word(n_tests)} pairwise differences are significant after Benjamini--Hochberg"
-    verb = "is" if n_sig == 1 else "are"
-    return f"{count_word(n_sig)} of the {count_word(n_tests)} pairwise differences {verb} significant after Benjamini--Hochberg"
+    elif n_sig == n_tests:
+        head = (
+            "the one pairwise difference is significant"
+            if n_tests == 1
+            else f"all {count_word(n_tests)} pairwise differences are significant after Benjamini--Hochberg"
+        )
+    else:
+        verb = "is" if n_sig == 1 else "are"
+        head = (
+            f"{count_word(n_sig)} of the {count_word(n_tests)} pairwise differences {verb} significant after "
+            "Benjamini--Hochberg"
+        )
+    if n_equiv is None or not math.isfinite(margin):
+        return head
+    within = f"within \u00b1{stable_float(100 * margin):g} percentage points (TOST)"
+    if n_tests == 1:
+        return f"{head}, and equivalence {within} {'is shown' if n_equiv else 'is not shown'}"
+    which = "none" if n_equiv == 0 else ("all" if n_equiv == n_tests else count_word(n_equiv))
+    return f"{head}, and equivalence {within} is shown for {which} of the {count_word(n_tests)} pairs"
 
 
 def size_phrase(n_models: int) -> str:
@@ -167,7 +182,8 @@ def change_phrase(
     p_adj: float | None = None,
     family: str = "",
 ) -> str:
-    """What a paired comparison shows: which way trials moved and whether McNemar's test sees it.
+    """What a paired comparison shows: which way trials moved and whether McNemar's test sees it. A test that does
+    not see it says so, never that nothing changed (``equivalence_phrase`` says whether the two are the same).
 
     With ``p_adj`` (the Benjamini--Hochberg adjusted p over ``family``, e.g. ``the three models tested``) the
     verdict reads the adjusted p, printed beside the raw one; an empty ``family`` (a family of one test, whose
@@ -185,7 +201,7 @@ def change_phrase(
     if p_adj is not None and math.isfinite(p_adj) and family:
         shown, significant = _test_text(p_adj)
         adjusted = f", adjusted {shown} by Benjamini--Hochberg over {family}"
-    verdict = "a significant change" if significant else "not a significant change"
+    verdict = "a significant change" if significant else "the test does not show a change"
     return f"{direction}: {verdict} (exact McNemar {test}{adjusted})"
 
 
@@ -193,6 +209,34 @@ def family_phrase(n_tests: int, noun: str) -> str:
     """The family a Benjamini--Hochberg adjustment ran over, ``the three models tested``; empty for fewer than
     two tests (nothing to adjust)."""
     return f"the {plural(n_tests, noun)} tested" if n_tests > 1 else ""
+
+
+def equivalence_phrase(
+    n: int,
+    unit: tuple[str, str],
+    difference: float,
+    lo: float,
+    hi: float,
+    p: float,
+    margin: float,
+    level: float,
+    equivalent: bool,
+) -> str:
+    """Whether TOST shows two paired conditions the same within ``margin`` (``stats_equivalence``): over ``n``
+    units (``unit``: singular and plural noun), the difference (second minus first) in percentage points with
+    its ``level`` interval and the TOST p, and the verdict: "equivalent within +-m points" or "equivalence within
+    +-m points is not shown". Never says the two are the same on a test that does not show it."""
+    within = f"\u00b1{stable_float(100 * margin):g} percentage points"
+    if n == 0 or not math.isfinite(difference):
+        return f"with no {unit[1]} paired, equivalence within {within} is not shown"
+    test, _ = _test_text(p) if math.isfinite(p) else ("p undefined", False)
+    shown = f"{stable_float(100 * level):g}% interval {_points(lo)} to {_points(hi)}"
+    head = (
+        f"over {plural(n, unit[0], unit[1])} the difference is {_points(difference)} percentage points "
+        f"({shown}; TOST {test})"
+    )
+    verdict = f"equivalent within {within}" if equivalent else f"equivalence within {within} is not shown"
+    return f"{head}: {verdict}"
 
 
 def quant_phrase(n_pairs: int, lower: int, higher: int, p: float) -> str:

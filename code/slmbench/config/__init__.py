@@ -32,6 +32,7 @@ from slmbench.config.parts import (
 )
 from slmbench.vocab import (
     DEFAULT_BOOTSTRAP_SEED,
+    DEFAULT_EQUIVALENCE_MARGIN,
     DEFAULT_SPLIT_SEED,
     MODEL_NAME_PATTERN,
     NAME_PATTERN,
@@ -80,6 +81,14 @@ class StudyConfig(BaseModel):
     max_tokens: int = Field(ge=16)
     alpha: float = Field(gt=0, lt=1)
     bootstrap_resamples: int = Field(ge=100)
+    equivalence_margin: float = Field(
+        default=DEFAULT_EQUIVALENCE_MARGIN,
+        gt=0,
+        lt=1,
+        description="the largest difference in accuracy (a share) that the study treats as negligible: two conditions"
+        " on the same tasks are read as the same only when TOST shows their paired difference within plus or minus"
+        " this (slmbench.analysis.stats_equivalence)",
+    )
     null_control: NullControl | None = None
     scaffold_comparison: ScaffoldComparison | None = None
     context_comparison: ContextComparison | None = None

@@ -251,6 +251,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         columns=(
             *_paired_columns("srv", "In-proc.", "Served"),
             Column("$p$", "srv.model.{m}.mcnemar.p"),
+            Column("Diff. 90\\% CI", "srv.model.{m}.diff", interval=True),
+            Column("TOST $p$", "srv.model.{m}.equiv.p"),
             Column("Calls in-proc.", "srv.model.{m}.calls.primary"),
             Column("Calls returned", "srv.model.{m}.calls.returned"),
             Column("In raw text", "srv.model.{m}.calls.raw"),
@@ -262,7 +264,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "paired task by task with the in-process run on the kind of CPU the server ran on (a model served on "
         "another kind than the primary results' pairs with its in-process run there, so its in-process accuracy "
         "can differ from the capability table's): accuracy with Wilson 95\\% intervals and the exact McNemar "
-        "$p$; the tool calls the "
+        "$p$; the 90\\% score interval of the paired difference (served minus in-process) and the TOST $p$ of "
+        "equivalence within the study's margin (Section~\\ref{sec:design}); the tool calls the "
         "in-process harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our "
         "parser reads in the server's raw generated text, those the server's parser dropped or changed (another "
         "name or other arguments).[[ Base models are marked \\textsuperscript{b}.]]",
@@ -274,11 +277,15 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             *_paired_columns("twin", "In-proc.", "Served"),
             Column("Same outcome", "twin.model.{m}.n.same"),
             Column("$p$", "twin.model.{m}.mcnemar.p"),
+            Column("Diff. 90\\% CI", "twin.model.{m}.diff", interval=True),
+            Column("TOST $p$", "twin.model.{m}.equiv.p"),
         ),
         caption="One weights file run by two models of this study, in-process by the first and behind a server by "
         "the second (the records of both name the file's sha256), on the same tasks in the primary condition, "
         "paired task by task: accuracy with Wilson 95\\% intervals, the pairs whose outcome is the same on both "
-        "sides and the exact McNemar $p$.[[ Base models are marked \\textsuperscript{b}.]]",
+        "sides, the exact McNemar $p$, and the 90\\% score interval of the paired difference (served minus "
+        "in-process) with the TOST $p$ of equivalence within the study's margin (Section~\\ref{sec:design}).[[ Base "
+        "models are marked \\textsuperscript{b}.]]",
     ),
     "protocol": TableSpec(
         topic="protocol",

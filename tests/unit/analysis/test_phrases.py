@@ -39,9 +39,9 @@ def test_top_phrase(args, expected):
     ("n_sig", "n_tests", "expected"),
     [
         (0, 0, "there is no pair of instruction-tuned models to compare"),
-        (0, 1, "the one pairwise comparison finds no significant difference"),
+        (0, 1, "the one pairwise test does not show a difference"),
         (1, 1, "the one pairwise difference is significant"),
-        (0, 3, "none of the three pairwise differences is significant after Benjamini--Hochberg"),
+        (0, 3, "none of the three pairwise tests shows a difference after Benjamini--Hochberg"),
         (1, 3, "one of the three pairwise differences is significant after Benjamini--Hochberg"),
         (2, 3, "two of the three pairwise differences are significant after Benjamini--Hochberg"),
         (3, 3, "all three pairwise differences are significant after Benjamini--Hochberg"),
@@ -49,6 +49,39 @@ def test_top_phrase(args, expected):
 )
 def test_pairs_phrase(n_sig, n_tests, expected):
     assert ph.pairs_phrase(n_sig, n_tests) == expected
+
+
+def test_a_pairs_phrase_never_reads_a_test_that_shows_nothing_as_sameness():
+    for n_sig, n_tests in ((0, 1), (0, 3), (1, 3)):
+        text = ph.pairs_phrase(n_sig, n_tests)
+        assert "no significant difference" not in text and "no difference" not in text and "same" not in text
+    assert ph.pairs_phrase(0, 1, 0, 0.1) == (
+        "the one pairwise test does not show a difference, and equivalence within \u00b110 percentage points (TOST)"
+        " is not shown"
+    )
+    assert ph.pairs_phrase(0, 1, 1, 0.1).endswith("(TOST) is shown")
+    assert ph.pairs_phrase(0, 3, 0, 0.1).endswith("is shown for none of the three pairs")
+    five = "within \u00b15 percentage points (TOST) is shown for two of the three pairs"
+    assert ph.pairs_phrase(1, 3, 2, 0.05).endswith(five)
+    assert ph.pairs_phrase(0, 3, 3, 0.1).endswith("is shown for all of the three pairs")
+    # TOST does not apply: no claim either way
+    assert ph.pairs_phrase(0, 3, None, 0.1) == ph.pairs_phrase(0, 3)
+
+
+def test_the_equivalence_phrase_states_unit_n_interval_p_and_a_plain_verdict():
+    args = (124, ("task--model pair", "task--model pairs"), 1 / 124, -0.0267, 0.0452, 0.000855, 0.1, 0.9)
+    assert ph.equivalence_phrase(*args, True) == (
+        "over 124 task--model pairs the difference is +0.8 percentage points (90% interval -2.7 to +4.5; TOST"
+        " p < 0.001): equivalent within \u00b110 percentage points"
+    )
+    wide = ph.equivalence_phrase(2, ("task", "tasks"), 0.0, -0.575, 0.575, 0.319, 0.1, 0.9, False)
+    assert wide == (
+        "over two tasks the difference is 0.0 percentage points (90% interval -57.5 to +57.5; TOST p = 0.319):"
+        " equivalence within \u00b110 percentage points is not shown"
+    )
+    nan = math.nan
+    none = ph.equivalence_phrase(0, ("task", "tasks"), nan, nan, nan, nan, 0.1, 0.9, False)
+    assert none == "with no tasks paired, equivalence within \u00b110 percentage points is not shown"
 
 
 def test_size_phrase_never_interprets_a_correlation_of_few_models():
@@ -102,7 +135,7 @@ def test_change_phrase():
     )
     one = ph.change_phrase(0, 1, 1.0, "legacy", "full")
     assert one.startswith("one trial passes only under full and no trials only under legacy")
-    assert one.endswith(": not a significant change (exact McNemar p = 1.00)")
+    assert one.endswith(": the test does not show a change (exact McNemar p = 1.00)")
     many = ph.change_phrase(2, 20, 0.0001, "legacy", "full")
     assert (
         "twenty" not in many and "20 trials pass only under full" in many and "a significant change" in many
@@ -115,7 +148,7 @@ def test_a_change_phrase_of_a_family_prints_the_adjusted_p_beside_the_raw_one_an
     assert family == "the three models tested" and ph.family_phrase(1, "model") == ""
     adjusted = ph.change_phrase(0, 7, 0.0156, "legacy", "full", 0.0703, family)
     assert adjusted.endswith(
-        ": not a significant change (exact McNemar p = 0.0156, adjusted p = 0.0703 by Benjamini--Hochberg over "
+        ": the test does not show a change (exact McNemar p = 0.0156, adjusted p = 0.0703 by Benjamini--Hochberg over "
         "the three models tested)"
     )
     # a family of one test has nothing to adjust: its p alone

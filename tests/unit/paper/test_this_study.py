@@ -4,6 +4,7 @@ the text renders again byte for byte and no section speaks of a part that did no
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,7 @@ from tests.fixtures.paper_text import problems, text_of
 from slmbench.config import load_config
 from slmbench.paper import PLACES, render_paper
 from slmbench.paper.cli import load_facts, renderer
+from slmbench.paper.results import Results
 
 ROOT = Path(__file__).resolve().parents[3]
 PAPER = ROOT / "paper"
@@ -31,6 +33,21 @@ def test_the_abstract_is_short() -> None:
     body = re.sub(r"(?<!\\)%.*", "", abstract).replace("\\begin{abstract}", "").replace("\\end{abstract}", "")
     assert len(body.split()) <= 200
     assert len(re.findall(r"\\res\{", body)) <= 10
+
+
+def test_where_the_text_asks_whether_two_conditions_are_the_same_it_gives_the_equivalence_test() -> None:
+    """The serving stack, each rerun of the protocol on another CPU and the runs on one build: a McNemar p of 1 is
+    no evidence that the two are the same, so each sentence carries the TOST verdict, and the design states the
+    margin once."""
+    text = text_of(PAPER)
+    results = Results.from_macros(PAPER / "generated/numbers.tex")
+    assert "\\paragraph{Serving stack.}" in text and "\\res{srv.equiv.phrase}" in text
+    rerun = re.compile(r"proto\.cmp\.(rerun-[a-z0-9-]+)\.n\.pairs")
+    reruns = sorted({m.group(1) for k in results.values if (m := rerun.fullmatch(k))})
+    assert reruns and all(f"\\res{{proto.cmp.{r}.equiv.phrase}}" in text for r in reruns)
+    assert len(re.findall(r"\\res\{[^}]+\.equiv\.margin\}", text)) == 1
+    serving = results.values["srv.equiv.phrase"]
+    assert "TOST" in serving and "percentage points" in serving
 
 
 @pytest.mark.skipif(not TRIALS.exists(), reason="data/processed/trials.parquet not built (snakemake tidy)")

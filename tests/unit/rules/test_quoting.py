@@ -11,7 +11,9 @@ ROOT = Path(__file__).resolve().parents[3]
 RULES = sorted((ROOT / "code" / "rules").glob("*.smk"))
 BUILT_QUOTED = {"options", "topics", "values", "external", "summary", "args"}
 """``params`` that hold several options, each path in them quoted by the function that builds them."""
-NOT_PATHS = {"threads", "params.bootstrap_seed", "params.n_boot", "params.alpha", "params.site"}
+NOT_PATHS = {
+    "threads", "params.bootstrap_seed", "params.n_boot", "params.alpha", "params.equivalence_margin", "params.site",
+}  # fmt: skip
 """Placeholders that are numbers, or text checked to be safe where it is read (``site_base``)."""
 
 

@@ -25,7 +25,7 @@ from slmbench.analysis.topics.registry import (
     topic_files,
     topic_inputs,
 )
-from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED
+from slmbench.vocab import DEFAULT_BOOTSTRAP_SEED, DEFAULT_EQUIVALENCE_MARGIN
 
 __all__ = [
     "DEFAULT_PARAMS", "INPUT_TOPICS", "TOPICS", "TOPIC_INPUTS", "TOPIC_PARTS", "TRIAL_TOPICS", "Compute", "audit_read",
@@ -38,6 +38,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "bootstrap_seed": DEFAULT_BOOTSTRAP_SEED,
     "n_boot": 1000,
     "margin": 0.05,
+    "equivalence_margin": DEFAULT_EQUIVALENCE_MARGIN,
 }
 
 

@@ -14,13 +14,14 @@ from scipy.stats import binomtest
 from tests.fixtures.topic_io import numbers_by_key, write_topic
 
 from slmbench.analysis.selection import count_mismatches
+from slmbench.analysis.stats_equivalence import tost_paired_binary
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import get_topic
 from slmbench.analysis.topics.common import primary_rows
 from slmbench.analysis.topics.serving import calls_phrase, compute, other_rows
 from slmbench.figures.tables import render_table
 
-PARAMS: dict[str, Any] = {"bootstrap_seed": 3, "n_boot": 50}
+PARAMS: dict[str, Any] = {"bootstrap_seed": 3, "n_boot": 50, "equivalence_margin": 0.1}
 SERVER = "llama-server"
 # model -> (params_b, is_base, in-process passes, served passes) over tasks T0..T5
 OUTCOMES = {
@@ -97,6 +98,37 @@ def test_paired_counts_and_exact_mcnemar_against_scipy() -> None:
     assert n["srv.model.a-1b.mcnemar.p"] == pytest.approx(binomtest(1, 4, 0.5).pvalue)
     assert n["srv.model.b-3b.mcnemar.p"] == "n/a"  # no discordant pair
     assert n["srv.n.cross-cpu"] == 0
+
+
+def test_the_serving_stack_is_read_as_the_same_only_where_tost_shows_equivalence() -> None:
+    """A McNemar p of 1 is no evidence of sameness: the topic tests equivalence within the configured margin
+    (Tango's score TOST over the pairs), pooled and per model, and says which it shows."""
+    n = _numbers(trials())
+    pooled = tost_paired_binary(3, 1, 12, 0.1)
+    assert (n["srv.diff.lo"], n["srv.diff.hi"]) == pytest.approx((pooled.lo, pooled.hi))
+    assert n["srv.equiv.p"] == pytest.approx(pooled.p) and n["srv.equiv.margin"] == pytest.approx(0.1)
+    assert n["srv.equiv.shown"] == "no"
+    assert n["srv.equiv.phrase"].startswith(
+        "over 12 task--model pairs the difference is -16.7 percentage points"
+    )
+    assert n["srv.equiv.phrase"].endswith("equivalence within \u00b110 percentage points is not shown")
+    # b has no discordant pair, and its McNemar test does not exist; six tasks are too few to show equivalence
+    assert n["srv.model.b-3b.mcnemar.p"] == "n/a" and n["srv.model.b-3b.equiv.shown"] == "no"
+    assert n["srv.model.b-3b.equiv.phrase"].startswith(
+        "over six tasks the difference is 0.0 percentage points"
+    )
+
+
+def test_many_agreeing_pairs_are_equivalent_and_the_margin_comes_from_the_parameters() -> None:
+    rows = [
+        _row(model, f"T{i}", served, i % 3 == 0)
+        for model in ("a:1b", "b:3b") for i in range(40) for served in (False, True)
+    ]  # fmt: skip
+    n = numbers_by_key(compute(pd.DataFrame(rows), None, PARAMS))
+    assert n["srv.mcnemar.p"] == "n/a" and n["srv.equiv.shown"] == "yes"
+    assert n["srv.equiv.phrase"].endswith(": equivalent within \u00b110 percentage points")
+    tight = numbers_by_key(compute(pd.DataFrame(rows), None, {**PARAMS, "equivalence_margin": 0.02}))
+    assert tight["srv.equiv.shown"] == "no" and tight["srv.equiv.margin"] == pytest.approx(0.02)
 
 
 def test_a_model_served_on_another_kind_of_cpu_pairs_with_its_in_process_run_there() -> None:

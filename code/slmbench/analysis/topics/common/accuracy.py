@@ -13,6 +13,7 @@ from slmbench.analysis import phrases
 from slmbench.analysis.numbers import Number
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap, finite_mean
 from slmbench.analysis.stats_corr import correlate
+from slmbench.analysis.stats_equivalence import Equivalence, tost_paired_binary
 from slmbench.analysis.stats_tests import pairwise_paired
 from slmbench.analysis.topics.common.rows import (
     SCORED,
@@ -54,6 +55,18 @@ def _mean_model_acc(draw: Draw) -> float:
     return finite_mean(draw["acc"])
 
 
+def pair_equivalence(first: pd.Series, second: pd.Series, margin: float, alpha: float) -> Equivalence | None:
+    """TOST of two models' accuracy over their common units (second minus first) within ``margin``
+    (``stats_equivalence``), where each unit has one outcome per model (shares 0 or 1: one run, or repeats that
+    agree); None where a unit's repeats disagree (its outcome is not binary, and the score test does not apply)."""
+    common = first.index.intersection(second.index)
+    a, b = first.loc[common].to_numpy(dtype=float), second.loc[common].to_numpy(dtype=float)
+    if not set(a.tolist()) | set(b.tolist()) <= {0.0, 1.0}:
+        return None
+    return tost_paired_binary(int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum()), len(common),
+                              margin, alpha)  # fmt: skip
+
+
 def accuracy_block(
     prefix: str, df: pd.DataFrame, selection: dict[str, Any], params: dict[str, Any]
 ) -> tuple[list[Number], list[dict[str, Any]]]:
@@ -67,7 +80,7 @@ def accuracy_block(
         prefix: Key prefix (``ext`` or ``cap``).
         df: Trials of one study, suite and temperature.
         selection: The trials.parquet filter these rows came from.
-        params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``).
+        params: Topic parameters (``alpha``, ``bootstrap_seed``, ``n_boot``, ``equivalence_margin``).
     """
     alpha, seed, n_boot = params["alpha"], params["bootstrap_seed"], params["n_boot"]
     out: list[Number] = []
@@ -110,6 +123,8 @@ def accuracy_block(
     instruct = {m: s for m, s in shares.items() if m not in base}
     comps = pairwise_paired(instruct, alpha)
     fn = pairwise_paired
+    margin = float(params["equivalence_margin"])
+    equivalent: list[bool] = []
     for c in comps:
         sel = {**selection, "model": [c.first, c.second]}
         what = f"exact McNemar test of {c.first} vs {c.second}, paired by task, BH over all pairs"
@@ -121,15 +136,39 @@ def accuracy_block(
             nb.flag(f"{key}.sig", c.significant, prov),
             nb.stat(f"{key}.h", c.cohens_h, prov),
         ]
+        eq = pair_equivalence(instruct[c.first], instruct[c.second], margin, alpha)
+        if eq is not None:
+            eprov = nb.provenance(
+                tost_paired_binary, sel, f"TOST of {c.second} minus {c.first}, paired by task, within the margin",
+                unit="tasks", margin=margin, alpha=alpha, level=1 - 2 * alpha,
+            )  # fmt: skip
+            out += [
+                nb.rate(f"{key}.diff.lo", eq.lo, eprov),
+                nb.rate(f"{key}.diff.hi", eq.hi, eprov),
+                nb.pvalue(f"{key}.equiv.p", eq.p, eprov),
+                nb.flag(f"{key}.equiv.shown", eq.equivalent, eprov),
+            ]
+            equivalent.append(eq.equivalent)
     prov = nb.provenance(
         fn, {**selection, "model": sorted(instruct)}, "pairs significant after BH", alpha=alpha
     )
     n_sig = sum(c.significant for c in comps)
+    applies = bool(comps) and len(equivalent) == len(comps)  # TOST applies to every pair
+    n_equiv = sum(equivalent) if applies else None
     out += [
         nb.count(f"{prefix}.pairs.n-sig", n_sig, prov),
         nb.count(f"{prefix}.pairs.n-tests", len(comps), prov),
-        nb.text(f"{prefix}.phrase.pairs", phrases.pairs_phrase(n_sig, len(comps)), prov),
+        nb.text(f"{prefix}.phrase.pairs", phrases.pairs_phrase(n_sig, len(comps), n_equiv, margin), prov),
     ]
+    if n_equiv is not None:
+        eprov = nb.provenance(
+            tost_paired_binary, {**selection, "model": sorted(instruct)}, "pairs TOST shows equivalent",
+            unit="tasks", margin=margin, alpha=alpha,
+        )  # fmt: skip
+        out += [
+            nb.count(f"{prefix}.pairs.n-equiv", n_equiv, eprov),
+            nb.rate(f"{prefix}.pairs.equiv.margin", margin, eprov),
+        ]
     counts = {m: (float(s.sum()), len(s)) for m, s in shares.items()}
     top, gap = top_model(counts, base)
     if top is not None and not all(c.significant for c in comps if top in (c.first, c.second)):

@@ -82,7 +82,7 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     )
     res.numbers.append(nb.count("proto.n.protocols", ours["protocol"].nunique(), prov))
     res.tables["models"] = models_table(ours) if len(ours) else []
-    ablation(res, trials, p["alpha"])
+    ablation(res, trials, p["alpha"], float(p["equivalence_margin"]))
     attribution(res, trials, p["alpha"])
     repeats(res, trials, p["alpha"])
     sweep(res, trials, p["alpha"], p["bootstrap_seed"], p["n_boot"])

@@ -21,13 +21,14 @@ from slmbench.analysis.topics.protocol.conditions import SCOPE
 _PAIRED = paired.paired
 
 
-def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
-    """Every paired comparison: pooled and per model, outcome changes and class changes."""
+def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -> None:
+    """Every paired comparison: pooled and per model, outcome changes and class changes, and the TOST of
+    equivalence within ``margin`` (``paired.block``)."""
     table: list[dict[str, Any]] = []
     summary: dict[str, list[str]] = {family: [] for family in FAMILIES}
     crossing: dict[str, tuple[int, int]] = {}
     for cmp in comparisons(trials):
-        phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, table)
+        phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, margin, table)
         if not cmp.is_rerun:  # a rerun crosses machines by design
             crossing[cmp.name] = (n_cross, n_pairs)
         summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {phrase}")
@@ -43,7 +44,12 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
 
 
 def _comparison(
-    res: TopicResult, trials: pd.DataFrame, cmp: Comparison, alpha: float, table: list[dict[str, Any]]
+    res: TopicResult,
+    trials: pd.DataFrame,
+    cmp: Comparison,
+    alpha: float,
+    margin: float,
+    table: list[dict[str, Any]],
 ) -> tuple[str, int, int]:
     """One comparison's numbers and table rows; its phrase, its pairs across CPUs and all its pairs."""
     sides = cmp.sides(trials)
@@ -51,7 +57,7 @@ def _comparison(
     pooled = sides.within({"model": sorted(pairs["model"].unique())})  # a list, even of one model
     prefix = f"proto.cmp.{cmp.key}"
     both = pooled.both(pairs)
-    nums, row = block(prefix, pairs, pooled, cmp.name, alpha, both)
+    nums, row = block(prefix, pairs, pooled, cmp.name, alpha, both, margin)
     res.numbers += nums
     desc = f"paired trials whose failure class changed, {cmp.name}"
     prov = nb.provenance(_PAIRED, both, desc, unit="pairs", comparison=cmp.name)
@@ -71,7 +77,7 @@ def _comparison(
     for model, part in pairs.groupby("model", sort=True):
         mkey = f"{prefix}.{nb.slug(model)}"
         mboth = sides.both(part)
-        nums, row = block(mkey, part, sides, cmp.name, alpha, mboth)
+        nums, row = block(mkey, part, sides, cmp.name, alpha, mboth, margin)
         res.numbers += nums
         per_model.append((model, mkey, mboth, part, row))
     p_adj, _ = bh_adjust([row["p"] for *_, row in per_model], alpha)

@@ -1,4 +1,4 @@
-"""The top model and size correlations of the accuracy block."""
+"""The top model, size correlations and pairwise tests (with TOST of equivalence) of the accuracy block."""
 
 import math
 
@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from slmbench.analysis.topics.common import correlation_numbers, top_model
+from slmbench.analysis.stats_equivalence import tost_paired_binary
+from slmbench.analysis.topics import with_defaults
+from slmbench.analysis.topics.common import accuracy_block, correlation_numbers, top_model
 
 
 def test_a_top_model_leads_every_other_by_two_tasks() -> None:
@@ -26,3 +28,43 @@ def test_correlations_agree_with_scipy() -> None:
     assert numbers["x.pearson.r"] == pytest.approx(pearsonr(xs, ys)[0])
     assert numbers["x.spearman.rho"] == pytest.approx(spearmanr(xs, ys)[0])
     assert numbers["x.pearson.lo"] < numbers["x.pearson.r"] < numbers["x.pearson.hi"]
+
+TEN = {"equivalence_margin": 0.1}
+
+
+def _tasks(model: str, passes: list[int], repeats: int = 1, **kw: object) -> list[dict[str, object]]:
+    return [
+        {"trial_id": f"{model}/T{i}/{r}", "model": model, "task_id": f"T{i}", "variant": "original", "repeat": r,
+         "passed": bool(ok), "outcome": "success" if ok else "failure", "params_b": 1.0, "is_base": False, **kw}
+        for i, ok in enumerate(passes) for r in range(repeats)
+    ]  # fmt: skip
+
+
+def test_a_pair_of_models_that_no_test_separates_is_not_called_the_same_without_tost() -> None:
+    """Two models, 60 tasks, one task apart: McNemar does not show a difference, TOST (10 points) shows them
+    equivalent; on six of those tasks it does not."""
+    a, b = [1] * 10 + [0] * 50, [1] * 11 + [0] * 49
+    df = pd.DataFrame(_tasks("a", a) + _tasks("b", b))
+    got = {n.key: n.value for n in accuracy_block("cap", df, {}, with_defaults(TEN))[0]}
+    eq = tost_paired_binary(0, 1, 60, 0.1)
+    assert got["cap.pair.a.b.equiv.p"] == pytest.approx(eq.p) and got["cap.pair.a.b.equiv.shown"] == "yes"
+    assert got["cap.pairs.n-equiv"] == 1
+    assert got["cap.phrase.pairs"] == (
+        "the one pairwise test does not show a difference, and equivalence within \u00b110 percentage points (TOST)"
+        " is shown"
+    )
+    few = pd.DataFrame(_tasks("a", a[:6]) + _tasks("b", b[:6]))
+    assert {n.key: n.value for n in accuracy_block("cap", few, {}, with_defaults(TEN))[0]}[
+        "cap.phrase.pairs"
+    ] == (
+        "the one pairwise test does not show a difference, and equivalence within \u00b110 percentage points (TOST)"
+        " is not shown"
+    )
+
+
+def test_tost_is_left_out_where_repeats_of_a_task_disagree() -> None:
+    rows = _tasks("a", [1, 0, 1, 0], repeats=2) + _tasks("b", [1, 0, 0, 0], repeats=2)
+    rows[1]["passed"], rows[1]["outcome"] = False, "failure"  # a's T0: one pass, one failure
+    got = {n.key: n.value for n in accuracy_block("cap", pd.DataFrame(rows), {}, with_defaults({}))[0]}
+    assert "cap.pair.a.b.equiv.p" not in got and "cap.pairs.n-equiv" not in got
+    assert got["cap.phrase.pairs"] == "the one pairwise test does not show a difference"

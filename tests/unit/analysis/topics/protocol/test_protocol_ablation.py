@@ -9,6 +9,7 @@ import pytest
 from tests.fixtures import protocol_study
 from tests.fixtures.protocol_study import trials
 
+from slmbench.analysis.stats_equivalence import tost_paired_binary
 from slmbench.analysis.topics import get_topic
 
 
@@ -64,7 +65,7 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     rerun["outcome"] = rerun["passed"].map({True: "success", False: "failure"})
     both = pd.concat([df, rerun], ignore_index=True)
     both["build"] = "native/" + both["cpu"]  # builds from before the portable one are named by their CPU
-    res = get_topic("protocol")(both, None, {"bootstrap_seed": 1, "n_boot": 20})
+    res = get_topic("protocol")(both, None, {"bootstrap_seed": 1, "n_boot": 20, "equivalence_margin": 0.1})
     got = {n.key: n.value for n in res.numbers}
     assert got["proto.cmp.full.n.pairs"] == 12 and got["proto.cmp.full.n.cross-cpu"] == 0
     assert got["proto.cmp.full.qa.other.acc"] == pytest.approx(2 / 6)
@@ -80,6 +81,15 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     assert got["proto.cmp.rerun-2.n.pairs"] == 12 and got["proto.cmp.rerun-2.n.cross-cpu"] == 12
     assert (got["proto.cmp.rerun-2.qa.n.only-primary"], got["proto.cmp.rerun-2.qa.n.only-other"]) == (2, 0)
     assert "rerun" not in got["proto.phrase.ablations"]
+    # whether the machine changes nothing is TOST's to say, never McNemar's: 12 pairs cannot show it within 10 points
+    eq = tost_paired_binary(2, 0, 12, 0.1)
+    assert got["proto.cmp.rerun-2.equiv.p"] == pytest.approx(eq.p) and got["proto.cmp.rerun-2.equiv.shown"] == "no"
+    assert (got["proto.cmp.rerun-2.diff.lo"], got["proto.cmp.rerun-2.diff.hi"]) == pytest.approx((eq.lo, eq.hi))
+    assert got["proto.cmp.rerun-2.equiv.phrase"].startswith(
+        "over 12 task--model pairs the difference is -16.7 percentage points (90% interval"
+    )
+    assert got["proto.cmp.rerun-2.qb.equiv.phrase"].startswith("over six tasks the difference is 0.0 percentage")
+    assert "not a significant" not in got["proto.cmp.rerun-2.qa.phrase"]
 
 
 def test_a_side_with_two_trials_of_one_key_on_one_cpu_is_an_error() -> None:

@@ -1,5 +1,5 @@
-"""TOST and the calibration measures against independent computations (scipy's one-sided t-tests, brute-force
-pair counts, hand-computed textbook values)."""
+"""The calibration measures against independent computations (brute-force pair counts, hand-computed textbook
+values)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
 
 from slmbench.analysis.stats_bootstrap import cluster_bootstrap
 from slmbench.analysis.stats_calibration import (
@@ -22,33 +21,8 @@ from slmbench.analysis.stats_calibration import (
     ece,
     reliability_bins,
 )
-from slmbench.analysis.stats_equivalence import tost_paired
 from slmbench.records.schema import ModelResponse
 from slmbench.tidy.rows import confidence
-
-
-def test_tost_equals_the_larger_of_two_one_sided_t_tests() -> None:
-    first = [1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 1]
-    second = [1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, 1]
-    got = tost_paired(first, second, margin=0.2, alpha=0.05)
-    d = np.subtract(second, first)
-    lower = stats.ttest_1samp(d, -0.2, alternative="greater").pvalue
-    upper = stats.ttest_1samp(d, 0.2, alternative="less").pvalue
-    assert got.p == pytest.approx(max(lower, upper))
-    assert got.equivalent == (max(lower, upper) < 0.05)
-    ci = stats.t.interval(0.90, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
-    assert (got.lo, got.hi) == pytest.approx(ci)
-
-
-def test_tost_with_no_difference_at_all_is_equivalent_and_with_one_unit_shows_nothing() -> None:
-    same = tost_paired([1, 0, 1], [1, 0, 1])
-    assert same.equivalent and same.difference == 0 and (same.lo, same.hi) == (0, 0)
-    one = tost_paired([1], [0])
-    assert not one.equivalent and math.isnan(one.p)
-
-
-def test_a_large_difference_is_not_equivalent() -> None:
-    assert not tost_paired([0] * 10, [1] * 6 + [0] * 4, margin=0.1).equivalent
 
 
 def test_confidence_is_the_geometric_mean_token_probability_over_every_reply() -> None:
