@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from slmbench.analysis import numbers as nb
+from slmbench.analysis import phrases_taxonomy as ph
 from slmbench.analysis.numbers import Number, TopicResult
 from slmbench.analysis.selection import Selection, exclude, selection_for
 from slmbench.analysis.stats_rates import wilson_interval, wilson_share_interval
@@ -194,13 +195,17 @@ def _task_shares(rows: pd.DataFrame) -> pd.Series:
 
 def _repeat_numbers(units: pd.DataFrame, trials: pd.DataFrame, sel: dict[str, Any]) -> list[Number]:
     """``rel.repeats.units`` (units run more than once at temperature 0 on one build), ``.identical`` (of them,
-    identical in outcome and transcript), ``.same-outcome``, ``.trials`` and ``.runs`` (the most runs of one)."""
+    identical in outcome and transcript), ``.same-outcome``, ``.trials`` and ``.runs`` (the most runs of one), and
+    ``rel.phrase.repeats`` (whether they were identical, and which were not)."""
     r = repeats(units)
     rerun = units[units["n_repeats"] > 1] if len(units) else units
     prov = nb.provenance(repeats, selection_for(trials, unit_trial_ids(rerun), sel) if len(rerun) else sel,
                          "units run more than once where a repeat cannot differ (temperature 0, one build)",
                          unit="tasks")  # fmt: skip
+    differ = [f"{t} ({m})" for m, t, _ in r.differ]
+    phrase = ph.repeats_phrase(r.units, r.identical, r.same_outcome, r.runs, differ, "task-model pair")
     return [
+        nb.text("rel.phrase.repeats", phrase, prov),
         nb.count("rel.repeats.units", r.units, prov),
         nb.count("rel.repeats.identical", r.identical, prov),
         nb.count("rel.repeats.same-outcome", r.same_outcome, prov),
@@ -248,7 +253,7 @@ def _composite_numbers(
 ) -> list[Number]:
     """``key`` (the composite of one model, or with ``pooled`` the mean composite of several) with the percentile
     interval of a bootstrap that resamples each dimension's tasks (``.lo .hi``; none with fewer than
-    ``MIN_CLUSTERS`` tasks in a dimension) and, for one model, ``.interval`` (the interval or why none)."""
+    ``MIN_CLUSTERS`` tasks in a dimension) and ``.interval`` (the interval or why none)."""
     models = list(shares)
     est, lo, hi, fewest = composite_interval(task_tables(shares, models), p["n_boot"], p["bootstrap_seed"],
                                              p["alpha"])  # fmt: skip
@@ -260,6 +265,4 @@ def _composite_numbers(
     prov = nb.provenance(composite_interval, sel, f"{what}; tasks resampled within each dimension", unit="tasks",
                          bootstrap_seed=p["bootstrap_seed"], n_boot=p["n_boot"])  # fmt: skip
     out = [nb.rate(f"{key}{x}", v, prov) for x, v in (("", est), (".lo", lo), (".hi", hi))]
-    if not pooled:
-        out.append(nb.text(f"{key}.interval", composite_interval_phrase(lo, hi, fewest), prov))
-    return out
+    return [*out, nb.text(f"{key}.interval", composite_interval_phrase(lo, hi, fewest), prov)]
