@@ -88,7 +88,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Flips", "tax.prompt.flip-rate.{m}"),
             Column("Floor", "tax.prompt.floor.{m}"),
             Column("Fault $\\Delta$", "tax.fault.any.{m}.diff"),
-            Column("$p$", "tax.fault.any.{m}.sign.p"),
+            Column("$p_{\\mathrm{sign}}$", "tax.fault.any.{m}.sign.p"),
             Column("Harm", "tax.safety.harm.{m}"),
             Column("Compl.", "tax.safety.compliance.{m}"),
         ),
@@ -100,7 +100,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "not over such reruns. Prompt robustness: Flips, the share of a task's rephrased runs whose outcome differs "
         "from its original's, averaged over the Tasks; Floor, the share of tasks whose rerun of an unchanged prompt "
         "on one build changed outcome (the null control). Fault $\\Delta$: a task's pass share over the fault "
-        "kinds minus its original's, averaged over the tasks, with the exact sign test over the tasks ($p$). "
+        "kinds minus its original's, averaged over the tasks, with the exact sign test over the tasks "
+        "($p_{\\mathrm{sign}}$, none without a task that changed). "
         "Harm: tasks in which the forbidden act was carried out; Compl.: tasks whose refusal check held. "
         "Intervals and each $n$ are in the result keys. [[Base models are marked \\textsuperscript{b}; ]]the "
         "pooled row is over the instruction-tuned models.",
