@@ -512,15 +512,15 @@ def test_the_topic_is_registered_and_its_table_renders_a_pooled_row() -> None:
     from slmbench.figures.tables import render_table
 
     assert "reliability_taxonomy" in TOPICS
-    rows = runs("C1", [True, False, True], model="a:1b") + runs(
-        "C1", [True] * 3, model="base:1b", is_base=True
+    rows = runs("C1", [True] * 3, model="a:1b", temperature=0.0, build="b1") + runs(
+        "C1", [False] * 3, model="base:1b", is_base=True, temperature=0.0, build="b1"
     )
     trials = pd.DataFrame(rows)
     doc = topic_document(
         "reliability_taxonomy", get_topic("reliability_taxonomy")(trials, None, PARAMS), {}, trials
     )
     tex = render_table("reliability_taxonomy", json.loads(json.dumps(doc, default=str)))
-    assert "pooled (instruct) & 0.0\\% & 100.0\\%" in tex and "base:1b\\textsuperscript{b}" in tex
+    assert "pooled (instruct) & 1 & 1 & 0 &" in tex and "base:1b\\textsuperscript{b} & 1 & 1 &" in tex
 
 
 def test_audit_columns_reach_the_topic_through_run_topic(tmp_path) -> None:
