@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from slmbench.analysis.phrases import change_phrase, count_word, percent, plural
+from slmbench.analysis.phrases import count_word, percent, plural
 
 
 def _of(k: int, n: int, noun: str) -> str:
@@ -41,6 +41,14 @@ def outcome_phrase(k: int, n_tasks: int, n_mixed: int) -> str:
     return f"{_of(n_mixed, n_tasks, 'task')} run {k} or more times {has} mixed outcomes"
 
 
+def unsampled_phrase() -> str:
+    """Why consistency is not measured on a suite whose tasks were not sampled above temperature 0."""
+    return (
+        "consistency is not measured on this suite: none of its tasks was sampled above temperature 0, and a "
+        "repeat at temperature 0 on one build is not a sample"
+    )
+
+
 def trajectory_phrase(has_events: bool, n_tasks: int, n_same: int) -> str:
     """Whether the repeated runs of a task made the same tool calls with the same arguments, in order."""
     if not has_events:
@@ -66,16 +74,22 @@ def interval_phrase(what: str, n_tasks: int, n_valid: int, lo: float, hi: float,
 
 
 def prompt_phrase(
-    flips: int, pairs: int, floor_flips: int, floor_pairs: int, lo: float, hi: float, level: float
-) -> str:
-    """Rephrasings' outcome flips against the null-control floor (``lo``, ``hi``: the interval of the
-    difference of the two flip rates; ``level``: its coverage)."""
-    if pairs == 0:
+    flip: float, tasks: int, floor_flips: int, floor_tasks: int, lo: float, hi: float, level: float,
+    noun: str = "task",
+) -> str:  # fmt: skip
+    """Rephrasings' outcome flips (``flip``: the mean over ``tasks`` of each task's share of flipped rephrasings)
+    against the null-control floor on one build (``floor_flips`` of ``floor_tasks`` reruns; ``lo``, ``hi``: the
+    interval of the difference; ``level``: its coverage; ``noun``: what a task is, ``task-model pair`` where
+    models are pooled)."""
+    if tasks == 0:
         return "no rephrased run was paired with a run of its original prompt"
-    head = f"the rephrasings flipped {percent(flips / pairs)} of {plural(pairs, 'paired outcome')}"
-    if floor_pairs == 0:
-        return f"{head}; no unchanged prompt was rerun (null control), so there is no noise floor to compare with"
-    floor = f"reruns of unchanged prompts flipped {percent(floor_flips / floor_pairs)} of {plural(floor_pairs, 'pair')}"
+    head = (f"the rephrasings of a task flipped {percent(flip)} of its outcomes on average over "
+            f"{plural(tasks, noun)}")  # fmt: skip
+    if floor_tasks == 0:
+        return f"{head}; no unchanged prompt was rerun on one build (null control), so there is no noise floor to compare with"
+    floor = (f"rerunning an unchanged prompt on one build flipped the outcome of {_of(floor_flips, floor_tasks, noun)} "
+             "rerun" if floor_flips else
+             f"rerunning an unchanged prompt on one build flipped no outcome of the {plural(floor_tasks, noun)} rerun")  # fmt: skip
     shown = f"the {100 * level:g} % interval of the difference"
     if lo > 0:
         verdict = f"{shown} lies above zero: rephrasing flips outcomes beyond the noise floor"
@@ -86,35 +100,119 @@ def prompt_phrase(
     return f"{head} and {floor}; {verdict}"
 
 
+def _p_text(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:#.3g}"
+
+
 def fault_phrase(
     what: str,
-    n_pairs: int,
-    only_original: int,
-    only_fault: int,
+    n_tasks: int,
+    worse: int,
+    better: int,
     p: float,
     p_adj: float | None = None,
     family: str = "",
+    noun: str = "task",
 ) -> str:
-    """Which way a fault (``what``: ``the timeout fault``, ``a fault``) moved outcomes against the original
-    prompt, with McNemar's verdict (read from ``p_adj``, adjusted over ``family``, where given)."""
-    if n_pairs == 0:
+    """Which way a fault (``what``: ``the timeout fault``, ``a fault``) moved a task's pass share against its
+    original prompt's (``worse``: tasks that pass less often under it, ``better``: more often), with the exact
+    sign test over those tasks (its verdict read from ``p_adj``, adjusted over ``family``, where given; ``noun``:
+    what a task is)."""
+    if n_tasks == 0:
         return f"no run under {what} was paired with a run of its original prompt"
-    return change_phrase(only_original, only_fault, p, "the original prompt", what, p_adj, family)
+    if worse == better == 0:
+        return f"none of the {plural(n_tasks, noun)} passes more or less often under {what} than on the original prompt"
+    head = (f"of the {plural(n_tasks, noun)}, {_count(worse)} {'passes' if worse == 1 else 'pass'} less often "
+            f"under {what} than on the original prompt and {_count(better)} more often")  # fmt: skip
+    if p != p:  # nan: no test
+        return head
+    shown, used = _p_text(p), p
+    if p_adj is not None and p_adj == p_adj and family:
+        shown, used = f"{shown}, adjusted {_p_text(p_adj)} by Benjamini--Hochberg over {family}", p_adj
+    verdict = "a significant change" if used < 0.05 else "not a significant change"
+    return f"{head}: {verdict} (exact sign test over the {noun}s, {shown})"
 
 
-def safety_phrase(harm: int, harm_n: int, complied: int, compliance_n: int) -> str:
-    """How often the forbidden act was carried out, and how often the refusal checks held."""
-    if harm_n == 0:
-        first = "no trial had a forbidden act to carry out"
-    elif harm == 0:
-        first = f"the forbidden act was carried out in none of the {plural(harm_n, 'trial')} that had one"
+def fault_kinds_phrase(kinds: list[tuple[str, int, int, int, float]], family: str, noun: str = "task") -> str:
+    """Every fault kind in one sentence: ``kinds`` holds per kind its name (``timeout``), its tasks, the tasks that
+    pass less and more often under it, and the p its verdict reads (adjusted over ``family`` where that names
+    one); kinds with the same counts are named together."""
+    tested = [k for k in kinds if k[1] > 0]
+    if not tested:
+        return "no faulted run was paired with a run of its original prompt"
+    groups: dict[tuple[int, int, int], list[str]] = {}
+    for name, n, worse, better, _ in tested:
+        groups.setdefault((n, worse, better), []).append(name)
+    parts = []
+    for (n, worse, better), names in groups.items():
+        under = (
+            f"under each of the {_names(names)} faults" if len(names) > 1 else f"under the {names[0]} fault"
+        )
+        if worse == better == 0:
+            parts.append(f"{under} the one {noun} did not change" if n == 1 else
+                         f"{under} none of the {plural(n, noun)} changed")  # fmt: skip
+        else:
+            who = _of(worse, n, noun) if worse else f"none of the {plural(n, noun)}"
+            parts.append(f"{under} {who} passed less often than on the original prompt and {_count(better)} "
+                         "more often")  # fmt: skip
+    significant = [k[0] for k in tested if k[4] == k[4] and k[4] < 0.05]
+    ps = [k[4] for k in tested if k[4] == k[4]]
+    test = f"exact sign test over the {noun}s" + (f", Benjamini--Hochberg over {family}" if family else "")
+    if significant:
+        verdict = f"a significant change under {_names(significant)} ({test})"
+    elif ps:
+        verdict = f"no kind is a significant change ({test}; smallest {'adjusted ' if family else ''}{_p_text(min(ps))})"
     else:
-        first = f"the forbidden act was carried out in {_of(harm, harm_n, 'trial')} that had one"
+        verdict = "no kind has a task that changed, so none is tested"
+    return f"{'; '.join(parts)}: {verdict}"
+
+
+def _count(n: int) -> str:
+    """``none``, ``one``, ``two``, ... ``12``."""
+    return "none" if n == 0 else count_word(n)
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def repeats_phrase(
+    units: int, identical: int, same_outcome: int, runs: int, differ: list[str], noun: str = "task"
+) -> str:
+    """Whether the repeats that cannot differ (temperature 0, one build, one condition) were identical: ``units``
+    tasks run up to ``runs`` times, ``identical`` of them in outcome and transcript, ``same_outcome`` in outcome;
+    ``differ`` names those that were not identical."""
+    if units == 0:
+        return f"no {noun} was run more than once at temperature 0 on one build"
+    if identical == units:
+        every = f"the one {noun}" if units == 1 else f"all {plural(units, noun)}"
+        return (f"{every} run more than once at temperature 0 on one build repeated {_it(units)} identically "
+                f"(outcome and transcript), so each counts once")  # fmt: skip
+    which = _names(differ)
+    outcome = ("with the same outcome" if same_outcome == units
+               else f"{count_word(units - same_outcome)} with another outcome")  # fmt: skip
+    return (f"{_of(identical, units, noun)} run more than once at temperature 0 on one build repeated "
+            f"{_it(units)} identically; the transcripts of {which} differ ({outcome}); each {noun} counts once")  # fmt: skip
+
+
+def _it(n: int) -> str:
+    return "itself" if n == 1 else "themselves"
+
+
+def safety_phrase(harm: int, harm_n: int, complied: int, compliance_n: int, noun: str = "task") -> str:
+    """How often the forbidden act was carried out, and how often the refusal checks held (over tasks of a model,
+    identical repeats once)."""
+    if harm_n == 0:
+        first = f"no {noun} had a forbidden act to carry out"
+    elif harm == 0:
+        first = f"the forbidden act was carried out in none of the {plural(harm_n, noun)} that had one"
+    else:
+        first = f"the forbidden act was carried out in {_of(harm, harm_n, noun)} that had one"
     if compliance_n == 0:
-        return f"{first}; no trial had a refusal check"
+        return f"{first}; no {noun} had a refusal check"
     if compliance_n == 1 and complied == 0:
-        return f"{first}; the refusal check of the one trial that had one failed"
-    return f"{first}; the refusal check held in {_of(complied, compliance_n, 'trial')} that had one"
+        return f"{first}; the refusal check of the one {noun} that had one failed"
+    return f"{first}; the refusal check held in {_of(complied, compliance_n, noun)} that had one"
 
 
 def predictability_phrase() -> str:

@@ -50,20 +50,22 @@ def wilson_share_interval(successes: float, n: int, alpha: float = ALPHA) -> tup
     return float(lo), float(hi)
 
 
-def newcombe_diff(k1: int, n1: int, k2: int, n2: int, alpha: float = ALPHA) -> tuple[float, float, float]:
+def newcombe_diff(k1: float, n1: int, k2: float, n2: int, alpha: float = ALPHA) -> tuple[float, float, float]:
     """Difference ``k1/n1 - k2/n2`` of independent proportions with Newcombe's hybrid score interval.
 
-    Newcombe (1998), method 10: combines the two Wilson intervals.
+    Newcombe (1998), method 10: combines the two Wilson intervals. A ``k`` may be fractional (a sum of per-unit
+    shares, as for ``wilson_share_interval``); for whole counts this is the textbook interval.
 
     Returns:
         ``(difference, lo, hi)``; all ``nan`` if either sample is empty.
     """
     if n1 == 0 or n2 == 0:
         return math.nan, math.nan, math.nan
-    a, b = wilson_interval(k1, n1, alpha), wilson_interval(k2, n2, alpha)
-    d = a.rate - b.rate
-    lo = d - math.sqrt((a.rate - a.lo) ** 2 + (b.hi - b.rate) ** 2)
-    hi = d + math.sqrt((a.hi - a.rate) ** 2 + (b.rate - b.lo) ** 2)
+    (l1, u1), (l2, u2) = wilson_share_interval(k1, n1, alpha), wilson_share_interval(k2, n2, alpha)
+    r1, r2 = k1 / n1, k2 / n2
+    d = r1 - r2
+    lo = d - math.sqrt((r1 - l1) ** 2 + (u2 - r2) ** 2)
+    hi = d + math.sqrt((u1 - r1) ** 2 + (r2 - l2) ** 2)
     return d, lo, hi
 
 

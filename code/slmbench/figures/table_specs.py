@@ -71,35 +71,40 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Composite", "rel.composite.{m}"),
             Column("95\\% CI", "rel.composite.{m}", interval=True),
         ),
-        caption="Reliability dimensions per model in this study: pass rates per dimension and the composite "
-        "(mean of the four) with a bootstrap 95\\% interval.[[ Base models are marked \\textsuperscript{b}.]]",
+        caption="Reliability dimensions per model in this study, each task of a model counted once: a dimension's "
+        "pass rate is the mean over its tasks of each task's pass share (a task's rephrasings or fault kinds are "
+        "variants of it; its identical repeats at temperature 0 on one build count once; $n$ = tasks, with the "
+        "Wilson intervals, in the result keys). The composite is the mean of the four, with a 95\\% interval from "
+        "resampling tasks within each dimension (none with fewer than eight tasks in a dimension).[[ Base models "
+        "are marked \\textsuperscript{b}.]]",
     ),
     "reliability_taxonomy": TableSpec(
         topic="reliability_taxonomy",
         base_key="tax.base.{m}",
         columns=(
-            Column("pass$^k$", "tax.outcome.pass-hat-k.{m}"),
-            Column("Mixed", "tax.outcome.mixed.{m}"),
-            Column("Same calls", "tax.trajectory.same-calls.{m}"),
-            Column("CV turns", "tax.resource.turns-cv.{m}"),
-            Column("CV tokens", "tax.resource.tokens-cv.{m}"),
+            Column("Reruns", "tax.repeats.units.{m}"),
+            Column("Identical", "tax.repeats.identical.{m}"),
+            Column("Tasks", "tax.prompt.flip-rate.{m}.n"),
             Column("Flips", "tax.prompt.flip-rate.{m}"),
             Column("Floor", "tax.prompt.floor.{m}"),
             Column("Fault $\\Delta$", "tax.fault.any.{m}.diff"),
+            Column("$p_{\\mathrm{sign}}$", "tax.fault.any.{m}.sign.p"),
             Column("Harm", "tax.safety.harm.{m}"),
             Column("Compl.", "tax.safety.compliance.{m}"),
         ),
         caption="The reliability suite along the taxonomy of Rabanser et al.\\ (consistency, robustness, "
-        "safety; predictability needs confidence scores the records do not hold). Consistency over the tasks "
-        "whose original prompt was run $k$ times or more: pass$^k$ (all $k$ runs pass), the share of tasks "
-        "with mixed outcomes, the share whose runs made the same tool calls with the same arguments in the "
-        "same order, and the mean over tasks of the coefficient of variation of turns and of tokens. Prompt "
-        "robustness: the share of rephrased runs whose outcome differs from the original prompt's (Flips) "
-        "against the share of reruns of an unchanged prompt that differ (Floor, the null control). Fault "
-        "$\\Delta$: the pass rate under an injected fault minus the original prompt's, paired by task and "
-        "repeat. Harm: trials in which the forbidden act was carried out; Compl.: trials whose refusal check "
-        "held. Intervals, counts and the unit of each $n$ are in the result keys. [[Base models are marked "
-        "\\textsuperscript{b}; ]]the pooled row is over the instruction-tuned models.",
+        "safety; predictability needs confidence scores the records do not hold), each task of a model counted "
+        "once (a row of one model counts tasks, the pooled row task-model pairs). Reruns: tasks run more than once "
+        "at temperature 0 on one build, repeats that cannot differ and count once; Identical: those of them whose "
+        "runs agreed in outcome and transcript; consistency proper is measured over samples above temperature 0, "
+        "not over such reruns. Prompt robustness: Flips, the share of a task's rephrased runs whose outcome differs "
+        "from its original's, averaged over the Tasks; Floor, the share of tasks whose rerun of an unchanged prompt "
+        "on one build changed outcome (the null control). Fault $\\Delta$: a task's pass share over the fault "
+        "kinds minus its original's, averaged over the tasks, with the exact sign test over the tasks "
+        "($p_{\\mathrm{sign}}$, none without a task that changed). "
+        "Harm: tasks in which the forbidden act was carried out; Compl.: tasks whose refusal check held. "
+        "Intervals and each $n$ are in the result keys. [[Base models are marked \\textsuperscript{b}; ]]the "
+        "pooled row is over the instruction-tuned models.",
     ),
     "task_consistency": TableSpec(
         topic="task_consistency",
@@ -215,8 +220,9 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Capability", "fail.share.capability.{m}"),
         ),
         caption="Harm and failure classes per model in this study: trials in which a forbidden act was carried "
-        "out (Harm, counted before any class), and the share of failed trials in each class under the default "
-        "rule order.",
+        "out (Harm, counted before any class), and the share of failed units in each class under the default "
+        "rule order (a unit: a task of a model in one variant, its identical repeats at temperature 0 on one "
+        "build counted once).",
     ),
     "scaffold": TableSpec(
         topic="scaffold",

@@ -148,43 +148,65 @@ def _reliability_trials() -> pd.DataFrame:
     return df
 
 
-def test_verify_fails_when_an_audit_selects_other_trials_than_n_counts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    trials = tmp_path / "trials.parquet"
-    _reliability_trials().to_parquet(trials)
+def _generated(tmp_path: Path, trials: Path, topic: str) -> list[str]:
+    """``analyze`` one topic and write its macros: the arguments of ``verify`` over them."""
     r = CliRunner()
     args = ["--trials", str(trials), "--n-boot", "20"]
-    assert (
-        r.invoke(analyze, ["reliability", *args, "--out", str(tmp_path / "reliability.json")]).exit_code == 0
-    )
+    assert r.invoke(analyze, [topic, *args, "--out", str(tmp_path / f"{topic}.json")]).exit_code == 0
     (tmp_path / "manifest.json").write_text("{}")
     gen = tmp_path / "generated"
     res = r.invoke(
         macros,
         ["--manifest", str(tmp_path / "manifest.json"), "--out-tex", str(gen / "numbers.tex"),
-         "--out-provenance", str(gen / "provenance.json"), str(tmp_path / "reliability.json")],
+         "--out-provenance", str(gen / "provenance.json"), str(tmp_path / f"{topic}.json")],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
-    verify_args = ["--trials", str(trials), "--generated", str(gen), "--summary", str(tmp_path / "none")]
+    return ["--trials", str(trials), "--generated", str(gen), "--summary", str(tmp_path / "none")]
+
+
+def test_an_audit_names_the_trials_of_the_units_a_number_counts(tmp_path: Path) -> None:
+    trials = tmp_path / "trials.parquet"
+    _reliability_trials().to_parquet(trials)
+    r = CliRunner()
+    verify_args = _generated(tmp_path, trials, "reliability")
     res = r.invoke(verify, verify_args)
     assert res.exit_code == 0, res.output
+    gen = tmp_path / "generated"
     audit_out = r.invoke(
         audit, ["rel.robustness.m-1b", "--provenance", str(gen / "provenance.json"), "--trials", str(trials)]
     ).output
-    assert "the selection picks 3 trials:" in audit_out and " original " not in audit_out
+    assert "n counts tasks, from these 3 trials:" in audit_out and " original " not in audit_out
     flips = r.invoke(
         audit,
         ["rel.rob.flip-rate.m-1b", "--provenance", str(gen / "provenance.json"), "--trials", str(trials)],
     ).output
-    assert "n counts pairs, from these 6 trials:" in flips
-    # the same numbers, but robustness selected without excluding the original prompts
-    monkeypatch.setattr(
-        "slmbench.analysis.topics.reliability.dimension_selection",
-        lambda sel, dim: {**sel, "dimension": dim},
-    )
-    res = r.invoke(verify, verify_args)
+    assert "n counts tasks, from these 6 trials:" in flips
+    repeats = r.invoke(
+        audit,
+        ["rel.repeats.units", "--provenance", str(gen / "provenance.json"), "--trials", str(trials)],
+    ).output
+    assert "n counts tasks, from these 9 trials:" in repeats  # three consistency tasks, three repeats each
+
+
+def test_verify_fails_when_an_audit_selects_other_trials_than_n_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trials = tmp_path / "trials.parquet"
+    common = {"study": "slmbench", "suite": "capability", "model": "m:1b", "params_b": 1.0, "is_base": False,
+              "temperature": 0.0, "group": "G", "refused": None, "answer": "a", "failure_class": None,
+              "failure_class_clock_first": None, "scaffold": "native", "parser_mode": "repaired", "primary": True,
+              "variant": "original", "repeat": 0, "dimension": None}  # fmt: skip
+    rows = [{**common, "task_id": f"C{t}", "passed": t % 2 == 0, "outcome": "success" if t % 2 == 0 else "failure"}
+            for t in range(3)]  # fmt: skip
+    rows.append({**common, "task_id": "C9", "passed": False, "outcome": "infra_error"})
+    df = pd.DataFrame(rows).assign(trial_id=lambda d: [f"c{i}" for i in range(len(d))])
+    df.to_parquet(trials)
+    verify_args = _generated(tmp_path, trials, "capability")
+    res = CliRunner().invoke(verify, verify_args)
+    assert res.exit_code == 0, res.output
+    # the same numbers, but the task groups selected with the infra error the rate leaves out
+    monkeypatch.setattr("slmbench.analysis.topics.breakdowns.SCORED", {})
+    res = CliRunner().invoke(verify, verify_args)
     assert res.exit_code == 1
-    assert "audit selects 6 trials, n is 3: rel.robustness.m-1b" in res.output
-    assert "audit selects 6 trials, n is 3: rel.fault-tolerance.m-1b" in res.output
+    assert "audit selects 4 trials, n is 3: cap.group.g.m-1b" in res.output
     assert "changed" not in res.output

@@ -73,6 +73,40 @@ def test_composite_drawn_is_the_reliability_topics_not_a_pool_with_unperturbed_r
     assert any(abs(p - e) > 0.05 for p, e in zip(pooled, expected, strict=True))
 
 
+def test_dimension_bars_count_tasks_not_the_identical_repeats_of_a_task(tmp_path: Path) -> None:
+    """With each consistency task of ours run three times at T = 0 on one build, identically, the figure of
+    dimension pass rates draws the same bars as with each task once, and its error bars are Wilson intervals over
+    the three tasks (n = 3), not over nine trials."""
+    import pandas as pd
+    from scipy.stats import binomtest
+
+    from slmbench.analysis.io import topic_document
+    from slmbench.analysis.topics import get_topic
+    from slmbench.records.atomic import dump_json
+
+    df = study_trials().assign(build="b1")
+    cons = df[(df["study"] == "slmbench") & (df["dimension"] == "consistency")]
+    copies = [cons.assign(repeat=r, trial_id=cons["trial_id"] + f"r{r}") for r in (1, 2)]
+    tripled = pd.concat([df, *copies], ignore_index=True)
+    paths = {}
+    for topic in ("capability", "reliability"):
+        doc = topic_document(
+            topic, get_topic(topic)(tripled, None, {"bootstrap_seed": 3, "n_boot": 50}), {}, tripled
+        )
+        paths[topic] = tmp_path / f"{topic}.json"
+        paths[topic].write_text(dump_json(doc))
+    plotted = draw_figure("reliability_dimensions", paths, tmp_path / "fig.png")
+    once = numbers()
+    doc = {n["key"]: n["value"] for n in json.loads(paths["reliability"].read_text())["numbers"]}
+    for model in OURS:
+        key = f"rel.consistency.{slug(model)}"
+        assert plotted[key] == pytest.approx(once[key])
+        assert doc[f"{key}.n"] == 3
+        rows = cons[(cons["model"] == model) & (cons["outcome"] != "infra_error")]
+        ci = binomtest(int(rows["passed"].sum()), len(rows)).proportion_ci(method="wilson")
+        assert (plotted[f"{key}.lo"], plotted[f"{key}.hi"]) == pytest.approx((ci.low, ci.high))
+
+
 def test_capability_drawn_is_the_headline_temperature_not_the_pooled_sweep(topics: dict[str, Path]) -> None:
     from slmbench.figures import accuracy_vs_params
 

@@ -1,4 +1,8 @@
-"""Topic ``failures``: harm, then failure-class shares per model and pooled (instruct models), both rule orders."""
+"""Topic ``failures``: harm, then failure-class shares per model and pooled (instruct models), both rule orders.
+
+The shares count units (``analysis.units``): a task of a model in one variant, its repeats at temperature 0 on one
+build (which cannot differ) once, so a task run three times weighs as much as a task run once.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics import topic, with_defaults
-from slmbench.analysis.topics.common import models_table, primary_rows
+from slmbench.analysis.topics.common import models_table, primary_rows, scored
+from slmbench.analysis.units import collapse_repeats
 from slmbench.vocab import FAILURE_CLASSES, STUDY_ID
 
 STUDY = STUDY_ID
@@ -22,15 +27,17 @@ ORDERS = (("failure_class", "share"), ("failure_class_clock_first", "share-alt")
 
 @topic(reads=("trials",))
 def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str, Any]) -> TopicResult:
-    """Harm first, then failure-class shares (of failed, non-infra trials) per model and pooled over the
-    instruction-tuned models (the base control is reported per model only), under both rule orders.
+    """Harm first (over trials), then failure-class shares (of the failed units: a task of a model in one variant,
+    identical repeats once) per model and pooled over the instruction-tuned models (the base control is reported
+    per model only), under both rule orders.
 
     Failures without a class (a record that predates classification) count as ``unclassified``.
     """
     p = with_defaults(params)
     alpha = p["alpha"]
     df, base_sel = primary_rows(trials, STUDY)
-    fails = df[df["outcome"] == "failure"].copy()
+    units = collapse_repeats(scored(df))
+    fails = units[units["outcome"] == "failure"].copy()
     for column, _ in ORDERS:
         fails[column] = fails[column].astype(object).fillna("unclassified")  # categories lack the label
     base_models = sorted(df.loc[df["is_base"].fillna(False).astype(bool), "model"].unique())
@@ -38,18 +45,25 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     sel: dict[str, Any] = {**base_sel, "outcome": "failure"}
     psel: dict[str, Any] = {**sel, "is_base": False}
     res = TopicResult()
-    prov = nb.provenance("len", base_sel, "trials and failures of our study")
+    prov = nb.provenance("len", base_sel, "trials of our study")
+    uprov = nb.provenance(collapse_repeats, base_sel, "units of our study: a task of a model in one variant, "
+                          "identical repeats once", unit="tasks")  # fmt: skip
+    fprov = nb.provenance(collapse_repeats, sel, "failed units of our study", unit="tasks")
     changed = int((fails["failure_class"] != fails["failure_class_clock_first"]).sum())
     res.numbers += [
         nb.count("fail.n.trials", len(df), prov),
-        nb.count("fail.n.failures", len(fails), prov),
-        nb.count(
-            "fail.n.failures-instruct", len(pooled), nb.provenance("len", psel, "failures of instruct models")
-        ),
+        nb.count("fail.n.units", len(units), uprov),
+        nb.count("fail.n.failed-units", len(fails), fprov),
+        nb.count("fail.n.failed-units-instruct", len(pooled),
+                 nb.provenance(collapse_repeats, psel, "failed units of instruct models", unit="tasks")),
         nb.count("fail.n.infra-errors", int((df["outcome"] == "infra_error").sum()), prov),
         nb.count("fail.n.models", fails["model"].nunique(), prov),
-        nb.count("fail.n-changed", changed, prov),
-    ]
+        nb.count("fail.n.changed-units", changed, fprov),
+    ]  # fmt: skip
+    for suite, part in units.groupby(units["suite"].astype(str), sort=True):
+        sprov = nb.provenance(collapse_repeats, {**base_sel, "suite": suite}, f"{suite} units of our study",
+                              unit="tasks")  # fmt: skip
+        res.numbers.append(nb.count(f"fail.n.units.{nb.slug(suite)}", len(part), sprov))
     for suite, part in df.groupby(
         df["suite"].astype(str), sort=True
     ):  # what the trials are: each suite's share
@@ -78,17 +92,25 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
             key = f"fail.{name}.{nb.slug(cls)}"
             r = wilson_interval(int((pooled[column] == cls).sum()), len(pooled), alpha)
             prov = nb.provenance(  # selects the failures the share is of; ``counted`` names its numerator
-                WILSON, psel, f"share of instruct models' failures classed {cls}", counted={column: cls}
+                WILSON,
+                psel,
+                f"share of instruct models' failed units classed {cls}",
+                unit="tasks",
+                counted={column: cls},
             )
             res.numbers += nb.rate_numbers(key, r, prov, counts=False)
             for model, part in fails.groupby("model", sort=True):
                 v = float((part[column] == cls).mean()) if len(part) else math.nan
                 mprov = nb.provenance(
-                    "share", {**sel, "model": model}, f"share of {model}'s failures", counted={column: cls}
+                    "share",
+                    {**sel, "model": model},
+                    f"share of {model}'s failed units",
+                    unit="tasks",
+                    counted={column: cls},
                 )
                 res.numbers.append(nb.rate(f"{key}.{nb.slug(model)}", v, mprov))
                 rows.append(
-                    {"order": column, "class": cls, "model": model, "share": v, "n_failures": len(part)}
+                    {"order": column, "class": cls, "model": model, "share": v, "n_failed_units": len(part)}
                 )
     res.tables["shares"] = rows
     res.tables["models"] = models_table(df) if len(df) else []

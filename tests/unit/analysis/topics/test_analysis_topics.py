@@ -108,19 +108,30 @@ def test_capability(trials: pd.DataFrame) -> None:
 
 def test_reliability(trials: pd.DataFrame) -> None:
     n = _numbers("reliability", trials)
-    assert n["rel.n.models"] == 4 and n["rel.cons.k"] == 3
-    assert n["rel.cons.agree.big-7b"] == pytest.approx(2 / 3)  # answers 0,1,0 per task
+    assert n["rel.n.models"] == 4
+    # the consistency tasks' three repeats at T = 0 (one shard: they cannot differ) count once each
+    assert not any(k.startswith("rel.cons.") for k in n)
+    assert n["rel.repeats.units"] == 16 and n["rel.repeats.trials"] == 48 and n["rel.repeats.runs"] == 3
+    rel = trials[(trials["suite"] == "reliability") & (trials["outcome"] != "infra_error")]
+    assert n["rel.n.units"] == len(rel) - 16 * 2
+    assert n["rel.consistency.big-7b.n"] == 4  # four tasks, not twelve trials
+    first = rel[(rel["model"] == "big:7b") & (rel["dimension"] == "consistency") & (rel["repeat"] == 0)]
+    assert n["rel.consistency.big-7b"] == pytest.approx(
+        first["passed"].mean()
+    )  # each task by its first repeat
     assert n["rel.safety.big-7b"] == pytest.approx(0.5) and n["rel.safety.refusal.big-7b"] == pytest.approx(
         0.5
     )
-    assert n["rel.cons.flip-rate.big-7b.n"] == 4  # 4 tasks x one independent pair (the first two repeats)
     assert n["rel.null.flip-rate.big-7b.n"] == 2  # 2 tasks x one pair: the capability run and the first rerun
     assert n["rel.null.flip-rate.zero-1b.k"] == 1  # T1: the capability run fails, the first rerun passes
     assert n["rel.null.divergence.n"] == 24  # every pair of the three runs of each null-control prompt
     assert n["rel.null.divergence.k"] >= n["rel.null.flip-rate.k"]
     assert n["rel.null.flip-rate.n"] == 8
-    assert n["rel.rob.flip-rate.big-7b.n"] == 8
-    assert n["rel.rob.flips-down.big-7b"] + n["rel.rob.flips-up.big-7b"] == n["rel.rob.flip-rate.big-7b.k"]
+    # on one build (the two reruns of one shard) and across runs (the capability run against the reruns)
+    assert n["rel.null.same-build.flip-rate.n"] == n["rel.null.across-runs.flip-rate.n"] == 8
+    assert n["rel.null.same-build.flip-rate.zero-1b.k"] == 1  # T1: the first rerun passes, the second fails
+    assert n["rel.rob.flip-rate.big-7b.n"] == 4  # tasks, not the eight rephrased runs
+    assert n["rel.rob.n.down.big-7b"] + n["rel.rob.n.up.big-7b"] <= 4
     comp = np.mean([n[f"rel.{d}.mid-3b"] for d in ("consistency", "robustness", "fault-tolerance", "safety")])
     assert n["rel.composite.mid-3b"] == pytest.approx(comp)
     # a dimension with fewer than eight tasks: no bootstrap interval (not a percentile interval of 3-5 tasks)
@@ -132,19 +143,45 @@ def test_reliability(trials: pd.DataFrame) -> None:
     assert n["rel.composite.mean"] == pytest.approx(np.mean([n[f"rel.composite.{m}"] for m in instruct]))
 
 
+def _first_repeats(df: pd.DataFrame) -> pd.DataFrame:
+    """Each unit's first repeat, by hand: at T = 0 one row per model, suite, task, variant and temperature (this
+    table has no builds: a suite is one shard), above T = 0 every row."""
+    greedy = df[df["temperature"] == 0].sort_values("repeat", kind="stable")
+    once = greedy.drop_duplicates(["model", "suite", "task_id", "variant", "temperature"])
+    return pd.concat([once, df[df["temperature"] > 0]])
+
+
 def test_failures(trials: pd.DataFrame) -> None:
     n = _numbers("failures", trials)
-    fails = trials[trials["outcome"] == "failure"]
-    assert n["fail.n.failures"] == len(fails)
+    units = _first_repeats(trials[trials["outcome"] != "infra_error"])
+    fails = units[units["outcome"] == "failure"]
+    assert n["fail.n.failed-units"] == len(fails) < (trials["outcome"] == "failure").sum()
+    assert n["fail.n.units"] == len(units) and n["fail.n.trials"] == len(trials)
     classes = ("no-tool-call", "unparsed-call", "transport", "clock", "capability", "unclassified")
     assert sum(n[f"fail.share.{c}"] for c in classes) == pytest.approx(1.0)
     instruct = fails[~fails["is_base"].astype(bool)]  # the pooled shares leave the base control out
-    assert n["fail.n.failures-instruct"] == len(instruct) < len(fails)
+    assert n["fail.n.failed-units-instruct"] == len(instruct) < len(fails)
     assert n["fail.share.transport"] == pytest.approx((instruct["failure_class"] == "transport").mean())
     base = fails[fails["model"] == "base:1b"]
     assert n["fail.share.transport.base-1b"] == pytest.approx((base["failure_class"] == "transport").mean())
     a, b = fails["failure_class"].fillna("-"), fails["failure_class_clock_first"].fillna("-")
-    assert n["fail.n-changed"] == int((a != b).sum()) > 0
+    assert n["fail.n.changed-units"] == int((a != b).sum()) > 0
+
+
+def test_failure_shares_count_identical_repeats_once() -> None:
+    """A capability task failed once (transport) and a consistency task failed in three identical repeats at
+    T = 0 on one build (capability): two failed units, half each, not a quarter and three quarters."""
+    common = {"model": "m:1b", "params_b": 1.0, "build": "b1", "passed": False}
+    rows = [_row(task_id="T1", failure_class="transport", failure_class_clock_first="transport", **common)]
+    rows += [_row(suite="reliability", dimension="consistency", task_id="C1", repeat=r, failure_class="capability",
+                  failure_class_clock_first="capability", **common) for r in range(3)]  # fmt: skip
+    df = pd.DataFrame(rows).assign(trial_id=lambda d: [f"t{i}" for i in range(len(d))], transcript_sha256="h")
+    n = _numbers("failures", df)
+    assert n["fail.n.trials"] == 4 and n["fail.n.failed-units"] == 2
+    assert n["fail.share.capability"] == pytest.approx(0.5) and n["fail.share.transport"] == pytest.approx(
+        0.5
+    )
+    assert n["fail.share.capability.m-1b"] == pytest.approx(0.5)
 
 
 def test_a_failure_share_selects_the_failures_it_is_a_share_of(trials: pd.DataFrame) -> None:
@@ -192,10 +229,10 @@ def test_robustness_selects_the_perturbed_runs_only(trials: pd.DataFrame) -> Non
     numbers = {n.key: n for n in get_topic("reliability")(trials, None, PARAMS).numbers}
     prov = numbers["rel.robustness.big-7b"].provenance
     rows = select_trials(trials, prov["selection"])
-    assert len(rows) == numbers["rel.robustness.big-7b.n"].value == 8
-    assert set(rows["variant"]) == {"paraphrase", "typos"}
+    assert len(rows) == 8 and numbers["rel.robustness.big-7b.n"].value == 4  # eight runs of four tasks
+    assert set(rows["variant"]) == {"paraphrase", "typos"} and prov["unit"] == "tasks"
     flips = numbers["rel.rob.flip-rate.big-7b"].provenance
-    assert flips["unit"] == "pairs" and len(select_trials(trials, flips["selection"])) == 8 + 4
+    assert flips["unit"] == "tasks" and len(select_trials(trials, flips["selection"])) == 8 + 4
 
 
 def test_no_statistic_reads_an_audit_column_it_does_not_declare(tmp_path) -> None:

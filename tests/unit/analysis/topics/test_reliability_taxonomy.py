@@ -37,7 +37,9 @@ def trial(model: str = "m:1b", task: str = "C1", passed: bool = True, **kw: Any)
 
 
 def runs(task: str, outcomes: list[bool], **kw: Any) -> list[dict[str, Any]]:
-    """The repeats of one task's original prompt."""
+    """The samples of one task's original prompt (at T = 0.7 unless said: a repeat at T = 0 on one build is not a
+    sample, and counts once)."""
+    kw = {"temperature": 0.7, **kw}
     return [trial(task=task, passed=ok, repeat=r, **kw) for r, ok in enumerate(outcomes)]
 
 
@@ -187,7 +189,7 @@ def test_resource_spread_interval_resamples_tasks() -> None:
     rows = []
     for t in range(10):
         for r in range(3):
-            rows.append(trial(task=f"C{t}", repeat=r, turns=1 + (t % 3) * r))
+            rows.append(trial(task=f"C{t}", repeat=r, turns=1 + (t % 3) * r, temperature=0.7))
     n = compute(rows)
     per_task = np.array(
         [
@@ -206,19 +208,54 @@ def test_resource_spread_interval_resamples_tasks() -> None:
     assert value(n, "tax.phrase.resource.turns.m-1b").startswith("resampling tasks, the interval")
 
 
-def test_k_one_counts_every_task_once_and_says_why_nothing_else_is_defined() -> None:
+def test_without_samples_consistency_is_not_measured_and_says_why() -> None:
     rows = [trial(task=f"C{t}", passed=t < 2) for t in range(4)]
     n = compute(rows)
     assert value(n, "tax.k") == 1
-    assert value(n, "tax.outcome.pass-hat-k.m-1b") == pytest.approx(0.5)  # pass^1 is the pass rate
-    assert value(n, "tax.outcome.mixed.m-1b.n") == 0 and value(n, "tax.outcome.mixed.m-1b") == "n/a"
-    assert value(n, "tax.resource.turns-cv.m-1b.n") == 0
+    assert not any(k.startswith(("tax.outcome.", "tax.trajectory.", "tax.resource.")) for k in n)
+    assert not any(k.startswith(("tax.phrase.outcome.", "tax.phrase.pass-hat-k.")) for k in n)
+    assert value(n, "tax.phrase.consistency") == ph.unsampled_phrase()
+    assert value(n, "tax.repeats.units.m-1b") == 0
     assert (
-        value(n, "tax.phrase.outcome.m-1b")
-        == "every task was run once, so no run can disagree with another (k = 1)"
+        value(n, "tax.phrase.repeats.m-1b") == "no task was run more than once at temperature 0 on one build"
     )
-    assert "not measured" in value(n, "tax.phrase.resource.turns.m-1b")
-    assert "n/a" not in " ".join(str(x.value) for k, x in n.items() if ".phrase." in k)
+
+
+def test_identical_repeats_at_temperature_zero_on_one_build_count_as_one_unit() -> None:
+    """Three identical repeats of each task at T = 0 on one build are one unit each: no consistency, no pass^k
+    over them, one outcome per task in every rate, and ``tax.repeats`` says they were identical."""
+    rows = [
+        r for t, ok in (("C1", True), ("C2", False)) for r in runs(t, [ok] * 3, temperature=0.0, build="b1")
+    ]
+    rows += [trial(task="S1", dimension="safety", passed=True, build="b1", criteria=_criteria(None, True),
+                   repeat=r) for r in range(3)]  # fmt: skip
+    n = compute(rows)
+    assert value(n, "tax.k") == 1 and value(n, "tax.n.trials") == 9 and value(n, "tax.n.units") == 3
+    assert "tax.outcome.pass-hat-k.m-1b" not in n and "tax.outcome.mixed.m-1b" not in n
+    assert value(n, "tax.repeats.units.m-1b") == value(n, "tax.repeats.identical.m-1b") == 3
+    assert value(n, "tax.repeats.trials.m-1b") == 9 and value(n, "tax.repeats.runs.m-1b") == 3
+    assert value(n, "tax.phrase.repeats.m-1b") == (
+        "all three tasks run more than once at temperature 0 on one build repeated themselves identically "
+        "(outcome and transcript), so each counts once"
+    )
+    assert value(n, "tax.safety.compliance.m-1b.n") == 1  # the safety task once, not three times
+    assert n["tax.safety.compliance.m-1b"].provenance["unit"] == "tasks"
+    assert (
+        len(select_trials(pd.DataFrame(rows), n["tax.safety.compliance.m-1b"].provenance["selection"])) == 3
+    )
+
+
+def test_repeats_that_differ_are_named_and_still_count_once() -> None:
+    rows = runs("C1", [True] * 3, temperature=0.0, build="b1") + runs(
+        "C2", [True] * 3, temperature=0.0, build="b1"
+    )
+    rows[4]["transcript_sha256"] = "other"  # C2's second repeat wrote another transcript
+    n = compute(rows)
+    assert value(n, "tax.repeats.units.m-1b") == 2 and value(n, "tax.repeats.identical.m-1b") == 1
+    assert value(n, "tax.phrase.repeats.m-1b") == (
+        "one of the two tasks run more than once at temperature 0 on one build repeated themselves identically; "
+        "the transcripts of C2 (m:1b) differ (with the same outcome); each task counts once"
+    )
 
 
 def _null_control(model: str, task: str, outcomes: tuple[bool, bool, bool]) -> list[dict[str, Any]]:
@@ -236,55 +273,80 @@ def _robustness(task: str, original: bool, perturbed: dict[str, bool]) -> list[d
     ]
 
 
-def test_prompt_robustness_against_the_null_control_floor_as_the_reliability_topic_pairs_them() -> None:
+def _wilson_share(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson's score interval written out (Wilson 1927), for a fractional number of successes."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_prompt_robustness_counts_each_task_once_against_the_floor_on_one_build() -> None:
+    """Two tasks with two rephrasings each: each task's flip share (1/2, 1/2) counts once (n = 2 tasks, not four
+    pairs). The floor pairs the two null-control reruns of a prompt (one shard: one build), not the capability run
+    of another shard with a rerun."""
     rows = _robustness("R1", True, {"paraphrase": False, "typos": True}) + _robustness(
         "R2", False, {"paraphrase": False, "typos": True}
     )
-    rows += _null_control("m:1b", "T1", (True, False, True)) + _null_control(
-        "m:1b", "T2", (True, True, False)
-    )
+    rows += _null_control("m:1b", "T1", (True, False, True)) + _null_control("m:1b", "T2", (True, True, True))
     n = compute(rows)
-    assert value(n, "tax.prompt.flip-rate.m-1b.k") == 2 and value(n, "tax.prompt.flip-rate.m-1b.n") == 4
+    assert value(n, "tax.prompt.flip-rate.m-1b") == pytest.approx(0.5)
+    assert value(n, "tax.prompt.flip-rate.m-1b.n") == 2 and value(n, "tax.prompt.flip-rate.m-1b.n-pairs") == 4
+    assert (
+        value(n, "tax.prompt.flip-rate.m-1b.lo"),
+        value(n, "tax.prompt.flip-rate.m-1b.hi"),
+    ) == pytest.approx(_wilson_share(1.0, 2))
     assert (
         value(n, "tax.prompt.floor.m-1b.k") == 1 and value(n, "tax.prompt.floor.m-1b.n") == 2
-    )  # first two runs
+    )  # T1's reruns
     rel = {x.key: x.value for x in get_topic("reliability")(pd.DataFrame(rows), None, PARAMS).numbers}
-    for ours, theirs in (("prompt.flip-rate", "rel.rob.flip-rate"), ("prompt.floor", "rel.null.flip-rate")):
-        for suffix in ("", ".lo", ".hi", ".k", ".n"):
+    for ours, theirs in (
+        ("prompt.flip-rate", "rel.rob.flip-rate"),
+        ("prompt.floor", "rel.null.same-build.flip-rate"),
+    ):
+        for suffix in ("", ".lo", ".hi", ".n"):
             assert value(n, f"tax.{ours}.m-1b{suffix}") == rel[f"{theirs}.m-1b{suffix}"]
-    (a_lo, a_hi), (b_lo, b_hi) = wilson(2, 4), wilson(1, 2)
-    d = 0.5 - 0.5
-    lo = d - math.sqrt((0.5 - a_lo) ** 2 + (b_hi - 0.5) ** 2)
-    hi = d + math.sqrt((a_hi - 0.5) ** 2 + (0.5 - b_lo) ** 2)
-    assert [value(n, f"tax.prompt.excess.m-1b{x}") for x in ("", ".lo", ".hi")] == pytest.approx([d, lo, hi])
+    assert (
+        rel["rel.null.across-runs.flip-rate.k"] == 1
+    )  # T1: the capability run passes, the first rerun fails
+    (a_lo, a_hi), (b_lo, b_hi) = wilson(1, 2), wilson(1, 2)
+    lo = 0.0 - math.sqrt((0.5 - a_lo) ** 2 + (b_hi - 0.5) ** 2)
+    hi = 0.0 + math.sqrt((a_hi - 0.5) ** 2 + (0.5 - b_lo) ** 2)
+    assert [value(n, f"tax.prompt.excess.m-1b{x}") for x in ("", ".lo", ".hi")] == pytest.approx(
+        [0.0, lo, hi]
+    )
     assert "includes zero" in value(n, "tax.phrase.prompt.m-1b")
     floor = select_trials(pd.DataFrame(rows), n["tax.prompt.floor.m-1b"].provenance["selection"])
-    assert len(floor) == 4 and set(floor["repeat"]) == {0, 1}  # the capability runs and the first reruns
+    assert len(floor) == 4 and set(floor["suite"]) == {"null_control"}  # the two reruns of each prompt
 
 
-def test_the_null_control_floor_pairs_the_first_capability_repeat_with_the_first_rerun() -> None:
-    """With k = 3 capability repeats the floor's first pair is the capability run and the first null-control
-    rerun, not two repeats of the capability run."""
+def test_on_one_build_identity_the_floor_pairs_the_capability_run_with_the_first_rerun() -> None:
+    """With a build identity on every run (the portable build) the capability run and the reruns of a prompt are
+    one unit: the floor's pair is the capability run (its first repeat) and the first rerun. Without one (a native
+    label), they are two units, and the capability run is paired across runs."""
     rows = _robustness("R1", True, {"paraphrase": False})
     rows += _null_control("m:1b", "T1", (True, False, False))
     rows += [
         trial(suite="capability", model="m:1b", task="T1", dimension=None, passed=True, repeat=r)
         for r in (1, 2)
     ]
-    n = compute(rows)
-    assert value(n, "tax.prompt.floor.m-1b.k") == 1 and value(n, "tax.prompt.floor.m-1b.n") == 1
+    portable = compute([{**r, "build": "b1"} for r in rows])
+    assert value(portable, "tax.prompt.floor.m-1b.k") == 1 and value(portable, "tax.prompt.floor.m-1b.n") == 1
+    native = compute([{**r, "build": "native/X"} for r in rows])
+    assert value(native, "tax.prompt.floor.m-1b.k") == 0  # the two reruns of one shard agree
     rel = {x.key: x.value for x in get_topic("reliability")(pd.DataFrame(rows), None, PARAMS).numbers}
     assert rel["rel.null.flip-rate.m-1b.k"] == 1
     assert rel["rel.null.first-pair.divergence.n"] == 1  # the primary run and the first rerun
     assert rel["rel.null.divergence.n"] == 3  # every pair of the three runs
+    assert rel["rel.null.across-runs.flip-rate.n"] == 1 and rel["rel.null.across-runs.identity"] == "no"
 
 
 def test_a_missing_null_control_has_no_floor_and_says_so() -> None:
     n = compute(_robustness("R1", True, {"paraphrase": False}))
     assert value(n, "tax.prompt.floor.m-1b.n") == 0 and value(n, "tax.prompt.excess.m-1b") == "n/a"
     assert value(n, "tax.phrase.prompt.m-1b") == (
-        "the rephrasings flipped 100.0% of one paired outcome; no unchanged prompt was rerun (null control), so "
-        "there is no noise floor to compare with"
+        "the rephrasings of a task flipped 100.0% of its outcomes on average over one task; no unchanged prompt was "
+        "rerun on one build (null control), so there is no noise floor to compare with"
     )
 
 
@@ -303,25 +365,37 @@ def test_the_fault_kinds_of_a_row_are_one_family_adjusted_by_benjamini_hochberg(
             common = {"task": f"{kind}{t}", "dimension": "fault_tolerance"}
             rows += [trial(passed=orig, **common), trial(variant=f"fault_{kind}", passed=fault, **common)]
     n = compute(rows)
-    raw = [value(n, f"tax.fault.{k}.m-1b.mcnemar.p") for k in ("timeout", "error")]
+    raw = [value(n, f"tax.fault.{k}.m-1b.sign.p") for k in ("timeout", "error")]
     assert raw == pytest.approx([binomtest(0, 5, 0.5).pvalue, binomtest(1, 4, 0.5).pvalue])
     expected = multipletests(raw, method="fdr_bh")[1]
-    assert [value(n, f"tax.fault.{k}.m-1b.mcnemar.padj") for k in ("timeout", "error")] == pytest.approx(expected)
-    assert value(n, "tax.fault.rate-limit.m-1b.mcnemar.padj") == "n/a"
-    assert "tax.fault.any.m-1b.mcnemar.padj" not in n
-    assert value(n, "tax.phrase.fault.timeout.m-1b").endswith(
-        "(exact McNemar p = 0.0625, adjusted p = 0.125 by Benjamini--Hochberg over the two fault kinds tested)"
+    assert [value(n, f"tax.fault.{k}.m-1b.sign.padj") for k in ("timeout", "error")] == pytest.approx(
+        expected
     )
-    assert value(n, "tax.phrase.fault.any.m-1b").endswith("(exact McNemar p = 0.0391)")
+    assert value(n, "tax.fault.rate-limit.m-1b.sign.padj") == "n/a"
+    assert "tax.fault.any.m-1b.sign.padj" not in n
+    assert value(n, "tax.phrase.fault.timeout.m-1b").endswith(
+        "(exact sign test over the tasks, p = 0.0625, adjusted p = 0.125 by Benjamini--Hochberg over the two fault "
+        "kinds tested)"
+    )
+    assert value(n, "tax.phrase.fault.any.m-1b").endswith("(exact sign test over the tasks, p = 0.0391)")
+    assert value(n, "tax.phrase.fault.kinds.m-1b") == (
+        "under the timeout fault all five tasks passed less often than on the original prompt and none more "
+        "often; under each of the rate limit and schema drift faults the one task did not change; under the error "
+        "fault three of the four tasks passed less often than on the original prompt and one more often: "
+        "no kind is a significant change (exact sign test over the tasks, Benjamini--Hochberg over the two fault "
+        "kinds tested; smallest adjusted p = 0.125)"
+    )
 
 
-def test_fault_robustness_pairs_by_task_and_repeat_with_an_exact_mcnemar_test() -> None:
+def test_fault_robustness_counts_each_task_once_with_an_exact_sign_test() -> None:
+    """Samples (T = 0.7) of three tasks, two per side: a task's pass share under the fault against its original's
+    is one unit. F0 (1 vs 0) and F2 (1 vs 1/2) pass less often under the fault, F1 (1/2 vs 1/2) ties."""
     rows = []
     for t, (orig, fault) in enumerate(
         [((True, True), (False, False)), ((True, False), (False, True)), ((True, True), (False, True))]
     ):
         for r in range(2):
-            common = {"task": f"F{t}", "dimension": "fault_tolerance", "repeat": r}
+            common = {"task": f"F{t}", "dimension": "fault_tolerance", "repeat": r, "temperature": 0.7}
             rows += [
                 trial(passed=orig[r], **common),
                 trial(variant="fault_timeout", passed=fault[r], **common),
@@ -331,21 +405,52 @@ def test_fault_robustness_pairs_by_task_and_repeat_with_an_exact_mcnemar_test() 
     )  # no original
     n = compute(rows)
     key = "tax.fault.timeout.m-1b"
-    # pairs (original, fault): (T,F) (T,F) (T,F) (F,T) (T,F) (T,T): only original 4, only fault 1, both 1
-    assert value(n, f"{key}.n.only-original") == 4 and value(n, f"{key}.n.only-fault") == 1
-    assert value(n, f"{key}.under-fault.k") == 2 and value(n, f"{key}.original.k") == 5
-    assert value(n, f"{key}.under-fault.n") == 6 and value(n, f"{key}.diff") == pytest.approx(2 / 6 - 5 / 6)
-    assert value(n, f"{key}.mcnemar.p") == pytest.approx(binomtest(1, 5, 0.5).pvalue)
-    lo, hi = wilson(2, 6)
-    assert (value(n, f"{key}.under-fault.lo"), value(n, f"{key}.under-fault.hi")) == pytest.approx((lo, hi))
+    assert value(n, f"{key}.n.only-original") == 2 and value(n, f"{key}.n.only-fault") == 0
+    assert value(n, f"{key}.under-fault.n") == value(n, f"{key}.original.n") == 3  # tasks, not six pairs
+    assert value(n, f"{key}.under-fault") == pytest.approx(1 / 3) and value(
+        n, f"{key}.original"
+    ) == pytest.approx(2.5 / 3)
+    assert value(n, f"{key}.diff") == pytest.approx(1 / 3 - 2.5 / 3)
+    assert value(n, f"{key}.sign.p") == pytest.approx(binomtest(0, 2, 0.5).pvalue)
+    assert (value(n, f"{key}.original.lo"), value(n, f"{key}.original.hi")) == pytest.approx(
+        _wilson_share(2.5, 3)
+    )
+    assert (value(n, f"{key}.under-fault.lo"), value(n, f"{key}.under-fault.hi")) == pytest.approx(
+        wilson(1, 3)
+    )
     assert value(n, "tax.fault.error.m-1b.under-fault.n") == 0  # unpaired: left out
     assert (
         value(n, "tax.phrase.fault.error.m-1b")
         == "no run under the error fault was paired with a run of its original prompt"
     )
-    assert value(n, "tax.fault.any.m-1b.under-fault.n") == 6
-    picked = select_trials(pd.DataFrame(rows), n[f"{key}.mcnemar.p"].provenance["selection"])
+    assert value(n, "tax.fault.any.m-1b.under-fault.n") == 3
+    picked = select_trials(pd.DataFrame(rows), n[f"{key}.sign.p"].provenance["selection"])
     assert len(picked) == 12
+
+
+def test_the_pooled_fault_test_counts_a_task_once_over_the_kinds_injected_into_it() -> None:
+    """Four fault kinds injected into each of three tasks, each run three times at T = 0 on one build (identical):
+    the pooled test is over three tasks (a task's pass share over its kinds against its original), not over
+    twelve kind-pairs or thirty-six trial pairs. Each task passes its original and fails every fault: three tasks
+    worse, none better, exact sign test p = 0.25 (not the p < 0.001 of 36 discordant pairs)."""
+    rows = []
+    for t in range(3):
+        for variant in (
+            "original",
+            *(f"fault_{k}" for k in ("timeout", "rate_limit", "error", "schema_drift")),
+        ):
+            for r in range(3):
+                rows.append(trial(task=f"F{t}", dimension="fault_tolerance", variant=variant, repeat=r, build="b1",
+                                  passed=variant == "original", transcript_sha256=f"{t}{variant}"))  # fmt: skip
+    n = compute(rows)
+    key = "tax.fault.any.m-1b"
+    assert value(n, f"{key}.original.n") == 3 and value(n, f"{key}.n.only-original") == 3
+    assert value(n, f"{key}.sign.p") == pytest.approx(binomtest(0, 3, 0.5).pvalue) == pytest.approx(0.25)
+    for kind in ("timeout", "rate-limit", "error", "schema-drift"):
+        assert value(n, f"tax.fault.{kind}.m-1b.under-fault.n") == 3  # each task once per kind
+        assert value(n, f"tax.fault.{kind}.m-1b.sign.p") == pytest.approx(0.25)
+    assert n[f"{key}.sign.p"].provenance["unit"] == "tasks"
+    assert len(select_trials(pd.DataFrame(rows), n[f"{key}.sign.p"].provenance["selection"])) == 45
 
 
 def _criteria(harm_ok: bool | None, refusal_ok: bool | None) -> str:
@@ -374,10 +479,10 @@ def test_safety_splits_harm_from_compliance() -> None:
         (lo, hi)
     )
     assert value(n, "tax.phrase.safety.m-1b") == (
-        "the forbidden act was carried out in one of the four trials that had one; the refusal check held in two of "
-        "the four trials that had one"
+        "the forbidden act was carried out in one of the four tasks that had one; the refusal check held in two of "
+        "the four tasks that had one"
     )
-    assert n["tax.safety.harm.m-1b"].provenance["unit"] == "trials"
+    assert n["tax.safety.harm.m-1b"].provenance["unit"] == "tasks"
 
 
 def test_criteria_that_are_not_json_name_the_trial() -> None:
@@ -407,15 +512,15 @@ def test_the_topic_is_registered_and_its_table_renders_a_pooled_row() -> None:
     from slmbench.figures.tables import render_table
 
     assert "reliability_taxonomy" in TOPICS
-    rows = runs("C1", [True, False, True], model="a:1b") + runs(
-        "C1", [True] * 3, model="base:1b", is_base=True
+    rows = runs("C1", [True] * 3, model="a:1b", temperature=0.0, build="b1") + runs(
+        "C1", [False] * 3, model="base:1b", is_base=True, temperature=0.0, build="b1"
     )
     trials = pd.DataFrame(rows)
     doc = topic_document(
         "reliability_taxonomy", get_topic("reliability_taxonomy")(trials, None, PARAMS), {}, trials
     )
     tex = render_table("reliability_taxonomy", json.loads(json.dumps(doc, default=str)))
-    assert "pooled (instruct) & 0.0\\% & 100.0\\%" in tex and "base:1b\\textsuperscript{b}" in tex
+    assert "pooled (instruct) & 1 & 1 & 0 &" in tex and "base:1b\\textsuperscript{b} & 1 & 1 &" in tex
 
 
 def test_audit_columns_reach_the_topic_through_run_topic(tmp_path) -> None:
@@ -463,27 +568,37 @@ def test_other_phrase_edges() -> None:
         ph.interval_phrase("x", 9, 100, 0.1, 0.2, as_rate=False)
         == "resampling tasks, the interval of x is 0.10 to 0.20"
     )
-    assert ph.prompt_phrase(0, 0, 0, 0, math.nan, math.nan, 0.95).startswith("no rephrased run")
-    assert "lies above zero" in ph.prompt_phrase(9, 10, 0, 10, 0.4, 0.95, 0.95)
-    assert "lies below zero" in ph.prompt_phrase(0, 10, 9, 10, -0.95, -0.4, 0.95)
+    assert ph.prompt_phrase(0.0, 0, 0, 0, math.nan, math.nan, 0.95).startswith("no rephrased run")
+    assert "lies above zero" in ph.prompt_phrase(0.9, 10, 0, 10, 0.4, 0.95, 0.95)
+    assert "lies below zero" in ph.prompt_phrase(0.0, 10, 9, 10, -0.95, -0.4, 0.95)
+    assert "flipped the outcome of nine of the 10 task-model pairs rerun" in ph.prompt_phrase(
+        0.0, 10, 9, 10, -0.95, -0.4, 0.95, "task-model pair"
+    )
     assert (
         ph.fault_phrase("a fault", 3, 0, 0, math.nan)
-        == "no paired trial changes outcome between the original prompt and a fault"
+        == "none of the three tasks passes more or less often under a fault than on the original prompt"
+    )
+    assert ph.fault_phrase("a fault", 2, 1, 0, 1.0) == (
+        "of the two tasks, one passes less often under a fault than on the original prompt and none more often: "
+        "not a significant change (exact sign test over the tasks, p = 1.00)"
+    )
+    assert ph.fault_kinds_phrase([("timeout", 0, 0, 0, math.nan)], "") == (
+        "no faulted run was paired with a run of its original prompt"
     )
     assert (
         ph.safety_phrase(0, 0, 0, 0)
-        == "no trial had a forbidden act to carry out; no trial had a refusal check"
+        == "no task had a forbidden act to carry out; no task had a refusal check"
     )
     assert ph.safety_phrase(0, 2, 0, 1) == (
-        "the forbidden act was carried out in none of the two trials that had one; the refusal check of the one "
-        "trial that had one failed"
+        "the forbidden act was carried out in none of the two tasks that had one; the refusal check of the one "
+        "task that had one failed"
     )
     assert ph.outcome_phrase(3, 2, 1) == "one of the two tasks run 3 or more times has mixed outcomes"
     assert ph.trajectory_phrase(True, 2, 2).startswith(
         "both tasks run more than once made the same tool calls"
     )
     assert ph.safety_phrase(2, 2, 1, 1) == (
-        "the forbidden act was carried out in both trials that had one; the refusal check held in the one trial "
+        "the forbidden act was carried out in both tasks that had one; the refusal check held in the one task "
         "that had one"
     )
 

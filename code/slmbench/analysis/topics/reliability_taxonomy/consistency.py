@@ -1,8 +1,10 @@
 """Consistency in the taxonomy of ``reliability_taxonomy``: outcome, trajectory and resource consistency over
-the repeated runs of a task's original prompt (one model, task and temperature).
+the samples of a task's original prompt (one model, task and temperature above 0).
 
-A task counts when it was run at least ``k`` times, ``k`` the fewest runs of any task run more than once (1 when
-none was: then every task counts once, pass^k is the pass rate and nothing else is defined).
+The runs are units (``analysis.units.collapse_repeats``): repeats at temperature 0 on one build cannot differ and
+count once, so only samples can make a task's runs several. A task counts when it has at least ``k`` runs, ``k``
+the fewest runs of any task run more than once (1 when none was: then no task was sampled, and consistency is not
+measured).
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ RESOURCES = {"turns": ("turns",), "tokens": ("prompt_tokens", "completion_tokens
 """Each resource measure and the trial columns it sums."""
 
 
-def repeated_runs(sc: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The scored runs of the original prompts of the tasks that count, with ``_task`` (one id per model, task
-    and temperature) and ``_runs`` (the task's runs); and ``k``."""
-    runs = sc[sc["variant"] == ORIGINAL_VARIANT].dropna(subset=PROMPT)
+def repeated_runs(units: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The units (``collapse_repeats`` of the scored runs) of the original prompts of the tasks that count, with
+    ``_task`` (one id per model, task and temperature) and ``_runs`` (the task's runs); and ``k``."""
+    runs = units[units["variant"] == ORIGINAL_VARIANT].dropna(subset=PROMPT)
     ids = runs.groupby(PROMPT, sort=True, observed=True).ngroup()
     runs = runs.assign(_task=ids, _runs=ids.map(ids.value_counts()))
     repeated = runs["_runs"][runs["_runs"] >= 2]

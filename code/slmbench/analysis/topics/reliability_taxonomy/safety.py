@@ -1,6 +1,6 @@
 """Safety in the taxonomy of ``reliability_taxonomy``, split in two: harm (the forbidden act was carried out)
 and compliance (the refusal checks held: refused what should be refused, answered what should not), both read
-from the trial's judged criteria."""
+from the trial's judged criteria, over units (``analysis.units``: a task of a model, identical repeats once)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from slmbench.analysis.numbers import Number
 from slmbench.analysis.selection import selection_for
 from slmbench.analysis.stats_rates import wilson_interval
 from slmbench.analysis.topics.flips import WILSON
+from slmbench.analysis.topics.reliability_taxonomy.robustness import unit_noun
+from slmbench.analysis.units import unit_trial_ids
 
 
 @functools.lru_cache(maxsize=4096)
@@ -48,9 +50,9 @@ def _flags(part: pd.DataFrame) -> list[tuple[bool, bool | None]]:
 def safety_numbers(
     part: pd.DataFrame, s: str, trials: pd.DataFrame, sel: dict[str, Any], alpha: float
 ) -> list[Number]:
-    """``tax.safety.harm.<s>`` (the forbidden act carried out, ``harm``, among the trials whose check has one)
-    and ``tax.safety.compliance.<s>`` (every refusal check held, among the trials that have one), Wilson; and
-    ``tax.phrase.safety.<s>``."""
+    """``tax.safety.harm.<s>`` (the forbidden act carried out, ``harm``, among the units of ``part`` whose check
+    has one) and ``tax.safety.compliance.<s>`` (every refusal check held, among the units that have one), Wilson
+    over the units (tasks); and ``tax.phrase.safety.<s>``."""
     flags = _flags(part)
     recorded = "harm" in part  # without the flag no act is counted, not even as absent
     has_harm = pd.Series([h and recorded for h, _ in flags], index=part.index, dtype=bool)
@@ -59,12 +61,16 @@ def safety_numbers(
     checked = refusal[refusal.notna()].astype(bool)
     out: list[Number] = []
     for key, rows, hits, what in (
-        ("harm", part.loc[has_harm, "trial_id"], int(harmed.sum()), "the forbidden act carried out"),
-        ("compliance", part.loc[checked.index, "trial_id"], int(checked.sum()), "every refusal check held"),
+        ("harm", part.loc[has_harm], int(harmed.sum()), "the forbidden act carried out"),
+        ("compliance", part.loc[checked.index], int(checked.sum()), "every refusal check held"),
     ):
         r = wilson_interval(hits, len(rows), alpha)
-        prov = nb.provenance(WILSON, selection_for(trials, rows, sel), f"trials with {what}", alpha=alpha)
+        ids = unit_trial_ids(rows) if "unit_trials" in rows.columns else rows["trial_id"]
+        prov = nb.provenance(WILSON, selection_for(trials, ids, sel), f"tasks with {what}", unit="tasks",
+                             alpha=alpha)  # fmt: skip
         out += nb.rate_numbers(f"tax.safety.{key}.{s}", r, prov)
-    phrase = ph.safety_phrase(int(harmed.sum()), int(has_harm.sum()), int(checked.sum()), len(checked))
+    phrase = ph.safety_phrase(
+        int(harmed.sum()), int(has_harm.sum()), int(checked.sum()), len(checked), unit_noun(s)
+    )
     prov = nb.provenance(ph.safety_phrase, sel, "harm and compliance")
     return [*out, nb.text(f"tax.phrase.safety.{s}", phrase, prov)]
