@@ -55,7 +55,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Accuracy", "cap.acc.{m}"),
             Column("95\\% CI", "cap.acc.{m}", interval=True),
         ),
-        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. [[Base models (floor "
+        caption="Capability accuracy per model in this study: trials passed (Passed) of its scored trials of the "
+        "primary run (Trials, $n$), with Wilson 95\\% intervals. [[Base models (floor "
         "controls) are marked \\textsuperscript{b}. ]]The rows ``reference solutions'' and ``wrong solutions'' are "
         "the positive control: each task's reference solution, and its wrong one, driven through the same loop "
         "and checks by a scripted model.",
@@ -207,15 +208,18 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         topic="failures",
         base_key=None,
         columns=(
+            Column("Trials", "fail.n.scored.{m}"),
             Column("Harm", "fail.harm.n.{m}"),
+            Column("Failed", "fail.n.failures.{m}"),
             Column("No tool call", "fail.share.no-tool-call.{m}"),
             Column("Unparsed", "fail.share.unparsed-call.{m}"),
             Column("Transport", "fail.share.transport.{m}"),
             Column("Clock", "fail.share.clock.{m}"),
             Column("Capability", "fail.share.capability.{m}"),
         ),
-        caption="Harm and failure classes per model in this study: trials in which a forbidden act was carried "
-        "out (Harm, counted before any class), and the share of failed trials in each class under the default "
+        caption="Harm and failure classes per model in this study, over its scored primary trials (Trials, $n$; "
+        "both suites): trials in which a forbidden act was carried out (Harm, counted before any class), the "
+        "failed trials (Failed, the $n$ of the shares) and the share of them in each class under the default "
         "rule order.",
     ),
     "scaffold": TableSpec(
@@ -295,7 +299,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Closing", "proto.attr.{m}.closing-passes"),
         ),
         caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
-        "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both): accuracy under each with the Wilson 95\\% interval of the "
+        "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both; Pairs: "
+        "$n$, the tasks paired): accuracy under each with the Wilson 95\\% interval of the "
         "full protocol, trials that pass only under one of them, the exact McNemar $p$ and $p_{\\mathrm{BH}}$, "
         "the same adjusted by Benjamini--Hochberg over the models tested (those with a discordant pair), and the "
         "passes under the full protocol whose answer came only in the closing turn.",

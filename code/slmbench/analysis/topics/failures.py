@@ -62,6 +62,14 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     res.numbers.append(nb.count("fail.harm.n", int(harm.sum()), hprov))
     harm_rows = []
     for model, part in df.groupby("model", sort=True):
+        tprov = nb.provenance("len", {**base_sel, "model": model}, f"{model}'s scored primary trials")
+        fprov = nb.provenance(
+            "len", {**sel, "model": model}, f"{model}'s failed trials (n of its class shares)"
+        )
+        res.numbers += [
+            nb.count(f"fail.n.scored.{nb.slug(model)}", len(part), tprov),
+            nb.count(f"fail.n.failures.{nb.slug(model)}", int((part["outcome"] == "failure").sum()), fprov),
+        ]
         n_harm = int(harm[part.index].sum())
         res.numbers.append(
             nb.count(
