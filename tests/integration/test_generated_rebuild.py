@@ -5,11 +5,15 @@ there) and builds every file of ``paper/generated`` from nothing: tidy, the repl
 baselines, every topic, the macros, the tables, the appendix and the text (from the linked templates). Floats are written at a stated precision
 (``FLOAT_DIGITS`` significant digits), so the files are the same on any CPU; ``provenance.json`` also names the
 package's source hash, so it must be rebuilt and committed with every edit of the package.
+
+Where LaTeX is installed the same workflow builds the PDF too, from the committed main.tex: its main text ends
+within ``MAIN_TEXT_PAGES`` pages, and it prints its figures at the width the figure style draws them for.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,12 +21,15 @@ from pathlib import Path
 
 import pytest
 
+from slmbench.figures.style import PRINT_WIDTH
+from slmbench.paper.sections import MAIN_TEXT_PAGES
+
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "paper" / "generated"
 LINKED = ("code", "data/raw", "data/eligibility", "paper/templates")
-COPIED = ("Snakefile", "config.yaml", "data/external")
+COPIED = ("Snakefile", "config.yaml", "data/external", "paper/main.tex", "paper/references.bib")
 """Copied, not linked: the importer records a published file's path relative to the working directory, which a
-link would resolve out of."""
+link would resolve out of; the PDF is built beside main.tex."""
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +45,14 @@ def rebuild_workdir(work: Path) -> Path:
     return work
 
 
-def test_a_clean_rebuild_equals_the_committed_generated_files(tmp_path: Path) -> None:
-    work = rebuild_workdir(tmp_path)
-    committed = sorted(p.name for p in GENERATED.iterdir())
-    targets = [f"paper/generated/{name}" for name in committed]
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workflow run from nothing in a fresh directory: every file of paper/generated and, where LaTeX is
+    installed, the PDF."""
+    work = rebuild_workdir(tmp_path_factory.mktemp("rebuild"))
+    targets = [f"paper/generated/{p.name}" for p in sorted(GENERATED.iterdir())]
+    if shutil.which("latexmk"):
+        targets.append("paper/main.pdf")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     run = subprocess.run(
         [sys.executable, "-m", "snakemake", *targets, "--cores", "2"],
@@ -52,7 +63,28 @@ def test_a_clean_rebuild_equals_the_committed_generated_files(tmp_path: Path) ->
         check=False,
     )
     assert run.returncode == 0, run.stderr[-4000:]
-    rebuilt = work / "paper" / "generated"
-    assert sorted(p.name for p in rebuilt.iterdir()) == committed
-    differ = [name for name in committed if (rebuilt / name).read_bytes() != (GENERATED / name).read_bytes()]
+    return work
+
+
+def test_a_clean_rebuild_equals_the_committed_generated_files(rebuilt: Path) -> None:
+    committed = sorted(p.name for p in GENERATED.iterdir())
+    generated = rebuilt / "paper" / "generated"
+    assert sorted(p.name for p in generated.iterdir()) == committed
+    differ = [
+        name for name in committed if (generated / name).read_bytes() != (GENERATED / name).read_bytes()
+    ]
     assert differ == [], f"rebuilt files differ from the committed ones: {differ} (rebuild and commit them)"
+
+
+@pytest.mark.skipif(shutil.which("latexmk") is None, reason="LaTeX is not installed (make test installs it)")
+def test_the_main_text_ends_within_its_pages_and_figures_print_at_their_drawn_width(rebuilt: Path) -> None:
+    """main.tex labels the end of the main text (its floats flushed before it) and logs the width it prints
+    figures at; the references and the appendices do not count."""
+    aux = (rebuilt / "paper" / "main.aux").read_text(encoding="utf-8", errors="replace")
+    page = re.search(r"\\newlabel\{slmbench:main-text-end\}\{\{[^}]*\}\{(\d+)\}", aux)
+    assert page is not None, "main.tex no longer labels the end of the main text"
+    assert int(page.group(1)) <= MAIN_TEXT_PAGES, f"the main text ends on page {page.group(1)}"
+    log = (rebuilt / "paper" / "main.log").read_text(encoding="utf-8", errors="replace")
+    width = re.search(r"slmbench: figures print ([0-9.]+)pt wide", log)
+    assert width is not None, "main.tex no longer logs the width it prints figures at"
+    assert float(width.group(1)) / 72.27 == pytest.approx(PRINT_WIDTH, abs=0.01)  # TeX points per inch

@@ -22,7 +22,7 @@ from slmbench.figures.eligibility_plot import (
 )
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
-from slmbench.figures.style import no_data, panels
+from slmbench.figures.style import TEXT_PT, no_data, panels
 
 
 @figure(reads=("eligibility",))
@@ -30,7 +30,7 @@ def draw(src: Source) -> Figure:
     """One point per configuration that has a gap and a size; zero and the stated margin as lines."""
     df = src.table(TOPIC, "configs")
     tasks = tasks_in(df)
-    fig, axes = panels(max(len(tasks), 1), ncols=2)
+    fig, axes = panels(max(len(tasks), 1), ncols=2, height=1.8)
     if not tasks:
         no_data(axes[0], "no eligibility runs")
     for ax, task in zip(axes, tasks, strict=False):
@@ -53,9 +53,11 @@ def draw(src: Source) -> Figure:
         if sizes:
             size_axis(ax, sizes)
         ax.set_title(TASK_LABELS.get(task, task))
-        ax.set_xlabel("parameters (billions, log scale)")
-        ax.set_ylabel("Wilson lower bound − baseline")
         ax.yaxis.set_major_formatter(lambda v, _pos: f"{v * 100:+.0f} pp")
+        spec = ax.get_subplotspec()
+        if spec is not None and spec.is_last_row():  # the axis titles once, each panel on its own scale
+            ax.set_xlabel("parameters (billions, log scale)")
+    fig.supylabel("Wilson lower bound − baseline", fontsize=TEXT_PT)
     handles = [Line2D([], [], ls="", marker="o", color=c, label=p) for p, c in PROMPT_COLORS.items()]
     present = set(df["quant"]) if len(df) else set()
     handles += [

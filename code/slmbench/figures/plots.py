@@ -19,7 +19,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullFormatter
 from matplotlib.transforms import Bbox
 
-from slmbench.figures.style import BASE_COLOR, BASE_HATCH, model_label
+from slmbench.figures.style import BASE_COLOR, BASE_HATCH, SMALL_PT, model_label
 
 NOT_RUN = "not run"
 """What a bar or heatmap cell without a value says."""
@@ -150,7 +150,7 @@ def _place(ax: Axes, points: Sequence[Point], renderer: Any) -> None:
     px = ax.figure.dpi / 72.0
     for (x, y), labels in sorted(at.items(), key=lambda item: (-item[0][1], item[0][0])):
         text = "\n".join(labels)
-        probe = ax.text(0, 0, text, fontsize=6)
+        probe = ax.text(0, 0, text, fontsize=SMALL_PT)
         size = probe.get_window_extent(renderer)
         probe.remove()
         cx, cy = ax.transData.transform((x, y))
@@ -173,7 +173,7 @@ def _place(ax: Axes, points: Sequence[Point], renderer: Any) -> None:
             (x, y),
             xytext=(ox, oy),
             textcoords="offset points",
-            fontsize=6,
+            fontsize=SMALL_PT,
             ha="left",
             va="bottom",
             arrowprops={"arrowstyle": "-", "color": "#888888", "lw": 0.4, "shrinkB": 3} if far else None,
@@ -206,7 +206,12 @@ def hbar_models(
             bar.set_edgecolor("white")
         if value is None:
             ax.text(
-                0.01, bar.get_y() + bar.get_height() / 2, NOT_RUN, va="center", fontsize=6, color="#666666"
+                0.01,
+                bar.get_y() + bar.get_height() / 2,
+                NOT_RUN,
+                va="center",
+                fontsize=SMALL_PT,
+                color="#666666",
             )
     ax.set_yticks(pos, list(labels))
     percent_axis(ax, "x")
@@ -224,13 +229,13 @@ def heatmap(ax: Axes, grid: pd.DataFrame, *, cbar_label: str = "pass rate") -> N
         cmap="viridis",
         annot=values.map(lambda v: "" if np.isnan(v) else f"{v * 100:.0f}"),
         fmt="",
-        annot_kws={"fontsize": 6},
+        annot_kws={"fontsize": SMALL_PT},
         cbar_kws={"label": cbar_label + " (%)", "format": lambda v, _p: f"{v * 100:.0f}"},
         linewidths=0.4,
         linecolor="white",
     )
     for i, j in zip(*np.nonzero(np.isnan(values.to_numpy())), strict=True):
-        ax.text(j + 0.5, i + 0.5, NOT_RUN, ha="center", va="center", fontsize=5, color="#666666")
+        ax.text(j + 0.5, i + 0.5, NOT_RUN, ha="center", va="center", fontsize=SMALL_PT, color="#666666")
     ax.set_xlabel("")
     ax.set_ylabel("")
     ax.tick_params(axis="x", rotation=40)
@@ -260,7 +265,7 @@ def stacked_shares(
     if missing is not None:
         for y, empty in zip(pos, shares.reindex(columns=list(categories)).isna().all(axis=1), strict=True):
             if empty:
-                ax.text(0.01, float(y), missing, va="center", fontsize=6, color="#666666")
+                ax.text(0.01, float(y), missing, va="center", fontsize=SMALL_PT, color="#666666")
     ax.set_yticks(pos, list(shares.index))
     percent_axis(ax, "x")
 

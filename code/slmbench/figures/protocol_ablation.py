@@ -18,7 +18,7 @@ from slmbench.analysis.numbers import fmt_p, slug
 from slmbench.figures.plots import errors
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
-from slmbench.figures.style import BASE_COLOR, no_data, panels
+from slmbench.figures.style import BASE_COLOR, SMALL_PT, no_data, panels
 
 TOPIC = "protocol"
 FULL_KEY = "full"
@@ -49,7 +49,7 @@ def _panel(ax: Axes, src: Source, conditions: list[tuple[str, str, str, str]], m
         acc = src.value(f"{base}.{side}.acc")
         if acc is None:
             ticks.append(label)
-            ax.text(0.01, y, "not run", va="center", fontsize=6, color="#888888")
+            ax.text(0.01, y, "not run", va="center", fontsize=SMALL_PT, color="#888888")
             continue
         lo, hi = src.value(f"{base}.{side}.acc.lo"), src.value(f"{base}.{side}.acc.hi")
         ax.errorbar([acc], [y], xerr=errors([acc], [lo], [hi]), fmt="o", ms=4, capsize=2, color=color)

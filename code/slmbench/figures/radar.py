@@ -12,7 +12,7 @@ from slmbench.figures.plots import labels_of
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
-from slmbench.figures.style import BASE_COLOR
+from slmbench.figures.style import BASE_COLOR, SMALL_PT
 from slmbench.vocab import DIMENSIONS
 
 AXES: tuple[str, ...] = ("capability", *DIMENSIONS)
@@ -45,11 +45,11 @@ def _panel(ax: Axes, src: Source, study: Study, models: pd.DataFrame) -> bool:
     ax.set_xticks(angles, [a.replace("_", "\n") for a in AXES])
     ax.set_ylim(0, 1)
     ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"])
-    ax.tick_params(axis="y", labelsize=6)
+    ax.tick_params(axis="y", labelsize=SMALL_PT)
     ax.tick_params(axis="x", pad=6)  # axis names clear of the outer circle
     ax.set_rlabel_position(36)  # type: ignore[attr-defined]  # between the first two axes, clear of their labels
     ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, fontsize=6, frameon=False
+        loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, fontsize=SMALL_PT, frameon=False
     )  # below: clear of the axes
     return True
 

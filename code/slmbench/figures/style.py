@@ -21,10 +21,21 @@ logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 STUDY_LABELS: dict[str, str] = {"slmbench": "This study", "karmacharya2026": "Karmacharya 2026 (reproduced)"}
 STUDY_COLORS: dict[str, str] = {"slmbench": "#1b6ca8", "karmacharya2026": "#d1495b"}
-FIG_WIDTH = 7.2
-"""Width of every figure in inches, whatever its number of panels: the paper scales each figure to the text
-width, so one width gives every figure the same font size on the page."""
-ROW_HEIGHT = 2.8
+PRINT_WIDTH = 6.5
+"""Width at which the paper prints every figure (inches): ``\\figw`` in paper/main.tex, its text width (US letter,
+1in margins; the PDF build checks it)."""
+FIG_WIDTH = PRINT_WIDTH
+"""Width of every figure in inches, whatever its number of panels: drawn at the size it is printed, so a font size
+here is its size on the page, the same in every figure."""
+MIN_TEXT_PT = 7.0
+"""The smallest text of a figure on the printed page (points)."""
+SCALE = PRINT_WIDTH / FIG_WIDTH
+"""Printed size over drawn size."""
+SMALL_PT = MIN_TEXT_PT / SCALE
+"""The drawn size of the smallest text (tick labels, legends, annotations): ``MIN_TEXT_PT`` on the page."""
+TEXT_PT = 8.0 / SCALE
+"""The drawn size of axis labels and panel titles (8 pt on the page)."""
+ROW_HEIGHT = 2.5
 """Default height of one row of panels (inches)."""
 BASE_COLOR = "#9a9a9a"
 BASE_HATCH = "///"
@@ -32,13 +43,14 @@ PDF_METADATA: dict[str, Any] = {"CreationDate": None, "ModDate": None, "Producer
 
 _RC: dict[str, Any] = {
     "font.family": "DejaVu Sans",
-    "font.size": 8.0,
-    "axes.titlesize": 8.5,
-    "axes.labelsize": 8.0,
-    "legend.fontsize": 6.5,
-    "figure.titlesize": 9.0,
-    "xtick.labelsize": 7.0,
-    "ytick.labelsize": 7.0,
+    "font.size": TEXT_PT,
+    "axes.titlesize": TEXT_PT,
+    "axes.labelsize": TEXT_PT,
+    "legend.fontsize": SMALL_PT,
+    "legend.title_fontsize": SMALL_PT,
+    "figure.titlesize": TEXT_PT + 0.5,
+    "xtick.labelsize": SMALL_PT,
+    "ytick.labelsize": SMALL_PT,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
@@ -96,7 +108,9 @@ def no_data(ax: Axes, reason: str = "no data") -> None:
     of the figure. Only a figure with nothing drawn at all keeps it, stating ``reason``."""
     ax.set_axis_off()
     ax.set_label(NO_DATA)
-    ax.text(0.5, 0.5, reason, ha="center", va="center", transform=ax.transAxes, fontsize=8, color="#666666")
+    ax.text(
+        0.5, 0.5, reason, ha="center", va="center", transform=ax.transAxes, fontsize=TEXT_PT, color="#666666"
+    )
 
 
 def drop_empty(fig: Figure) -> None:

@@ -55,7 +55,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Accuracy", "cap.acc.{m}"),
             Column("95\\% CI", "cap.acc.{m}", interval=True),
         ),
-        caption="Capability accuracy per model in this study, with Wilson 95\\% intervals. [[Base models (floor "
+        caption="Capability accuracy per model in this study: trials passed (Passed) of its scored trials of the "
+        "primary run (Trials, $n$), with Wilson 95\\% intervals. [[Base models (floor "
         "controls) are marked \\textsuperscript{b}. ]]The rows ``reference solutions'' and ``wrong solutions'' are "
         "the positive control: each task's reference solution, and its wrong one, driven through the same loop "
         "and checks by a scripted model.",
@@ -212,17 +213,20 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         topic="failures",
         base_key=None,
         columns=(
+            Column("Units", "fail.n.units.model.{m}"),
             Column("Harm", "fail.harm.n.{m}"),
+            Column("Failed", "fail.n.failed-units.{m}"),
             Column("No tool call", "fail.share.no-tool-call.{m}"),
             Column("Unparsed", "fail.share.unparsed-call.{m}"),
             Column("Transport", "fail.share.transport.{m}"),
             Column("Clock", "fail.share.clock.{m}"),
             Column("Capability", "fail.share.capability.{m}"),
         ),
-        caption="Harm and failure classes per model in this study: trials in which a forbidden act was carried "
-        "out (Harm, counted before any class), and the share of failed units in each class under the default "
-        "rule order (a unit: a task of a model in one variant, its identical repeats at temperature 0 on one "
-        "build counted once).",
+        caption="Harm and failure classes per model in this study, over its scored primary trials of both suites: "
+        "the units (a task of a model in one variant, its identical repeats at temperature 0 on one build counted "
+        "once; Units, $n$), the trials in which a forbidden act was carried out (Harm, counted before any class), "
+        "the failed units (Failed, the $n$ of the shares) and the share of them in each class under the default "
+        "rule order.",
     ),
     "scaffold": TableSpec(
         topic="scaffold",
@@ -308,7 +312,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Closing", "proto.attr.{m}.closing-passes"),
         ),
         caption="The full protocol against the legacy protocol of the first dataset, paired task by task "
-        "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both): accuracy under each with the Wilson 95\\% interval of the "
+        "(capability suite, $T=0$, first repeat; on one kind of CPU where the full protocol ran on both; Pairs: "
+        "$n$, the tasks paired): accuracy under each with the Wilson 95\\% interval of the "
         "full protocol, trials that pass only under one of them, the exact McNemar $p$ and $p_{\\mathrm{BH}}$, "
         "the same adjusted by Benjamini--Hochberg over the models tested (those with a discordant pair), and the "
         "passes under the full protocol whose answer came only in the closing turn.",
@@ -331,7 +336,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "repeat): ``full'' is compared with the legacy protocol; each ``full-no-X'' (one condition switched "
         "off) and each other limit is compared with the full protocol (the reference); ``rerun-N'' is the full "
         "protocol run again on another kind of CPU, compared with its original run (what the machine alone "
-        "changes). Where a side ran a task on two kinds of CPU, the pair is the one on one kind. Only ref./Only "
+        "changes); a mechanism run, where recorded (one condition added to the legacy protocol with a clean KV "
+        "cache, named after it), and ``full-'' followed by that base's name, are compared with the base. Where a side ran a task on two kinds of CPU, the pair is the one on one kind. Only ref./Only "
         "cond.: pairs that pass under one side only; Class changed: pairs failing under both whose failure "
         "class differs; Cross-CPU: pairs whose two trials ran on different kinds of CPU; $p$: exact McNemar.",
     ),

@@ -4,7 +4,7 @@ Left: pass^j against j per model (``tcons.pass-hat.<j>.<m>``, the chance that al
 mean over tasks, with its task-resampled interval), and pass@j dashed (at least one of j passes). Right: the
 reliability diagram of the samples (``tcons.cal.samples.<m>.bin<b>.*``: per non-empty bin of confidence the mean
 confidence against the pass share; filled) and of the primary trials at T = 0 (hollow), with the diagonal of
-perfect calibration. Every font is at least 8.5 pt at the figure's width, so 7 pt or more on a page of 6.3 in."""
+perfect calibration. Its fonts are the shared style's (``style.MIN_TEXT_PT`` or more on the page)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ from slmbench.figures.source import Source
 from slmbench.figures.style import no_data, panels
 
 TOPIC = "task_consistency"
-FONT = 8.5
-"""The smallest font of the figure (points at its drawn width)."""
 SETS = (("samples", "samples (T > 0)", "o", True), ("primary", "primary trials (T = 0)", "s", False))
 """The trial sets of the reliability diagram: name, legend text, marker, filled."""
 
@@ -55,10 +53,10 @@ def _pass_k(ax: Axes, src: Source, models: list[str], colors: list[tuple[float, 
         return False
     percent_axis(ax)
     ax.set_xticks(sorted({int(j) for j in table["j"]}))
-    ax.set_xlabel("j (samples of a task)", fontsize=FONT)
-    ax.set_ylabel("share of tasks (mean over tasks)", fontsize=FONT)
-    ax.set_title("pass$^j$ (solid) and pass@$j$ (dashed)", fontsize=FONT + 0.5)
-    ax.legend(fontsize=FONT, frameon=False, loc="lower left")
+    ax.set_xlabel("j (samples of a task)")
+    ax.set_ylabel("share of tasks (mean over tasks)")
+    ax.set_title("pass$^j$ (solid) and pass@$j$ (dashed)")
+    ax.legend(frameon=False, loc="lower left")
     return True
 
 
@@ -94,12 +92,10 @@ def _diagram(ax: Axes, src: Source, models: list[str], colors: list[tuple[float,
     for _name, label, marker, filled in SETS:
         ax.plot([], [], marker=marker, ls="none", color="#444444", markerfacecolor="#444444" if filled else "none",
                 label=label)  # fmt: skip
-    ax.legend(fontsize=FONT, frameon=False, loc="upper left")
-    ax.set_xlabel(
-        f"mean confidence in the bin ({src.text('tcons.cal.bins')} equal-width bins)", fontsize=FONT
-    )
-    ax.set_ylabel("share of the bin's trials passed", fontsize=FONT)
-    ax.set_title("Reliability diagram", fontsize=FONT + 0.5)
+    ax.legend(frameon=False, loc="upper left")
+    ax.set_xlabel(f"mean confidence in the bin ({src.text('tcons.cal.bins')} equal-width bins)")
+    ax.set_ylabel("share of the bin's trials passed")
+    ax.set_title("Reliability diagram")
     return True
 
 
@@ -108,13 +104,12 @@ def draw(src: Source) -> Figure:
     """pass^j and pass@j against j per model, and the reliability diagram of the samples and the primary trials."""
     models = _models(src)
     colors = list(sns.color_palette("tab10", max(len(models), 1)))[: len(models)]
-    fig, axes = panels(2, height=3.0)
+    fig, axes = panels(2)
     for ax, part, reason in (
         (axes[0], _pass_k, "no task has samples above T = 0"),
         (axes[1], _diagram, "no trial recorded a confidence"),
     ):
         if not part(ax, src, models, colors):
             no_data(ax, reason)
-        ax.tick_params(labelsize=FONT)
-    fig.suptitle("Every capability task on one build: outcome consistency and calibration", fontsize=FONT + 1)
+    fig.suptitle("Every capability task on one build: outcome consistency and calibration")
     return fig

@@ -21,8 +21,6 @@ FLIPS = (("paraphrase", "trob.prompt.{m}.flip"),) + tuple(
 SAFETY = (("harm (harm tasks)", "trob.safety.{m}.harm"), ("compliance (compliance tasks)",
           "trob.safety.{m}.compliance"))  # fmt: skip
 COLORS = ("#1b6ca8", "#d1495b", "#edae49", "#66a182", "#8d6a9f")
-LEGEND_PT = 7.5
-"""Legend and model-name text size: at least 7 pt once the figure is scaled to the text width."""
 
 
 def _models(src: Source) -> list[tuple[str, str]]:
@@ -60,7 +58,6 @@ def _points(
                         color=COLORS[j % len(COLORS)], label=label)  # fmt: skip
             drawn = True
     ax.set_yticks(range(len(models)), [label for _, label in models])
-    ax.tick_params(labelsize=LEGEND_PT)
     ax.set_ylim(len(models) - 0.5, -0.5)
     ax.set_xlim(-0.02, 1.02)
     return drawn
@@ -70,7 +67,7 @@ def _points(
 def draw(src: Source) -> Figure:
     """``trob.prompt.<m>.flip``, ``trob.fault.<f>.<m>.flip``, ``trob.safety.<m>.harm`` and ``.compliance``."""
     models = _models(src)
-    fig, axes = panels(2, height=max(2.4, 1.2 + 0.45 * len(models)))
+    fig, axes = panels(2, height=max(2.0, 1.0 + 0.35 * len(models)))
     for ax, (series, title, xlabel, empty) in zip(
         axes,
         (
@@ -85,6 +82,6 @@ def draw(src: Source) -> Figure:
             continue
         ax.set_title(title)
         ax.set_xlabel(xlabel)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, fontsize=LEGEND_PT, frameon=False)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, frameon=False)
     fig.suptitle("Reliability on every task (one build, T = 0, each task once)")
     return fig

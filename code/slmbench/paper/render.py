@@ -98,6 +98,8 @@ class Renderer:
     """The tables the pipeline writes (``paper/generated/tab_<name>.tex``)."""
     included: list[str] = field(default_factory=list)
     included_tables: list[str] = field(default_factory=list)
+    places: Mapping[str, str] = field(default_factory=dict)
+    """Where each section rendered for the study goes (``"body"``, ``"appendix"``; set by ``render_paper``)."""
 
     def environment(self) -> jinja2.Environment:
         env = jinja2.Environment(
@@ -145,7 +147,21 @@ class Renderer:
             "part_text": lambda p: PART_TEXT[p],
             "fail": self._fail,
             "matching": self.matching,
+            "place_of": self.places.get,
+            "see": self.see,
         }
+
+    def see(self, section: str) -> str:
+        """A reference to section ``section`` (label ``sec:<name>``) as its place names it: ``Section~N`` in the
+        main text, ``Appendix~X`` in the appendix.
+
+        Raises:
+            RenderError: the section is not rendered for this study.
+        """
+        place = self.places.get(section)
+        if place not in ("body", "appendix"):
+            raise RenderError(f"the text refers to section {section!r}, which this study leaves out")
+        return f"{'Appendix' if place == 'appendix' else 'Section'}~\\ref{{sec:{section}}}"
 
     def matching(self, pattern: str) -> list[str]:
         """The first group of every defined key that matches ``pattern`` whole, in key order (each once)."""

@@ -14,6 +14,9 @@ def test_per_task_table_lists_every_task_and_model_in_order():
     tex = per_task_table(rows)
     assert tex.index("IR-2 &") < tex.index("IR-10 &")  # numeric order of task numbers
     assert "IR-2 & 1 & 1/1 & -- & --" in tex and "IR-10 & -- & -- & 0 & 2/3" in tex
+    # a table over several pages: its label once (on the first page's head), its column headers on every page
+    assert tex.count("\\label{tab:per_task}") == 1 and tex.index("\\label") < tex.index("\\endfirsthead")
+    assert tex.count("Task & ") == 2 and "\\endhead" in tex
 
 
 def test_a_transcript_escapes_what_the_model_wrote():

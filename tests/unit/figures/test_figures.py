@@ -12,11 +12,14 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 from click.testing import CliRunner
+from matplotlib.text import Text
 from tests.fixtures.figure_topics import MODELS, numbers, study_trials, topic_docs, write_topics
 
 from slmbench.analysis.numbers import slug
 from slmbench.figures import FIGURE_TOPICS, FIGURES, TABLES, Source, draw_figure, render_table, values_path
 from slmbench.figures.cli import figure, table
+from slmbench.figures.registry import figure as registered
+from slmbench.figures.style import MIN_TEXT_PT, PRINT_WIDTH, drop_empty
 from slmbench.vocab import DIMENSIONS
 
 FIGURE_DIR = Path(__file__).parents[3] / "code/slmbench/figures"
@@ -48,6 +51,28 @@ def test_every_figure_renders_and_plots_only_topic_numbers(
     assert set(written) <= set(nums), sorted(set(written) - set(nums))[:5]
     assert all(_same(v, nums[k]) for k, v in written.items())
     assert set(FIGURE_TOPICS[name]) <= set(topics)
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_every_figure_prints_no_text_smaller_than_the_smallest_size(
+    name: str, topics: dict[str, Path]
+) -> None:
+    """Scaled from the width it is drawn at to the width the paper prints it at (``style.PRINT_WIDTH``, main.tex's
+    ``\\figw``; the PDF build checks that they agree), every text of the figure (titles, labels, ticks, legends,
+    annotations) is ``style.MIN_TEXT_PT`` or more."""
+    fig = registered.get(name)(Source.load({t: topics[t] for t in FIGURE_TOPICS[name] if t in topics}))
+    drop_empty(fig)
+    scale = PRINT_WIDTH / fig.get_figwidth()
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    small = sorted(
+        {
+            (round(t.get_fontsize() * scale, 2), t.get_text()[:40])
+            for t in texts
+            if t.get_fontsize() * scale < MIN_TEXT_PT
+        }
+    )
+    plt.close(fig)
+    assert texts and small == [], f"{name}: text below {MIN_TEXT_PT} pt on the page: {small[:5]}"
 
 
 def test_composite_drawn_is_the_reliability_topics_not_a_pool_with_unperturbed_runs(

@@ -51,7 +51,10 @@ def test_the_subsection_states_each_models_numbers() -> None:
     text = render(frozenset({"capability", "sampling"}), samples=True)
     values = numbers()
     assert text.lstrip().startswith("\\subsection{Consistency and predictability on every capability task}")
-    assert "\\res{tcons.phrase.outcome.qa}" in text and "\\res{tcons.pass-hat-k.qa.lo}" in text
+    assert "\\res{tcons.phrase.outcome.qa}" in text and "\\res{tcons.cal.samples.qa.discrimination}" in text
+    assert (
+        "\\res{tcons.pass-hat-k.qa.lo}" not in text and "\\res{tcons.cal.samples.qa.brier}" not in text
+    )  # the table's
     assert "One task with fewer scored samples is left out." in text
     assert "qb has no samples" in text and "\\res{tcons.cal.primary.qb.auroc.text}" in text
     assert values["tcons.cal.primary.qb.auroc.text"].startswith("undefined: none of the 10 trials passed")

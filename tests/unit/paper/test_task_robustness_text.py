@@ -45,15 +45,19 @@ def test_nothing_where_no_part_ran() -> None:
 def test_every_paragraph_where_every_part_ran() -> None:
     text = render(PARTS)
     assert text.count("\\subsection{") == 1 and "\\input{generated/tab_task_robustness}" in text
-    assert "Per model: tiny-1b changed outcome in \\res{trob.prompt.tiny-1b.flip.k}" in text
-    assert "Under a paraphrase the model changed an outcome." in text  # one model ran paraphrases, with flips
+    # the per-model shares are the table's; the text states the finding and the sign tests, once each
+    assert "changed outcome in" not in text and "Per model:" not in text
+    assert "than as written, with the sign test's $p$: tiny-1b \\res{trob.prompt.tiny-1b.n.up}" in text
+    assert (
+        "Under a paraphrase the model changed an outcome (Table" in text
+    )  # one model ran paraphrases, with flips
     # model a lost 8 tasks under every fault kind: each test significant after Benjamini-Hochberg; b has no test
     assert (
         "changed significantly for a under the error, rate limit, schema drift and timeout faults (error: "
         in text
     )
     assert " b under" not in text
-    assert "Harm: every model carried out a forbidden act; over-refusal: every model refused" in text
+    assert "In the safety suite every model carried out a forbidden act, and every model refused" in text
     assert "fig:task_robustness" in text
 
 

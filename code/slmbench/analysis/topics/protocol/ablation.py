@@ -27,7 +27,10 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
     table: list[dict[str, Any]] = []
     summary: dict[str, list[str]] = {family: [] for family in FAMILIES}
     crossing: dict[str, tuple[int, int]] = {}
+    mechanism_models: set[str] = set()
     for cmp in comparisons(trials):
+        if cmp.family == "mechanism":
+            mechanism_models |= set(cmp.base.rows["model"].astype(str)) & set(cmp.other.rows["model"].astype(str))
         phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, margin, table)
         if not cmp.is_rerun:  # a rerun crosses machines by design
             crossing[cmp.name] = (n_cross, n_pairs)
@@ -40,6 +43,9 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
     if summary["mechanism"]:
         mprov = nb.provenance(_PAIRED, dict(SCOPE), "every mechanism run against the mechanism base")
         res.numbers.append(nb.text("proto.phrase.mechanisms", "; ".join(summary["mechanism"]), mprov))
+        ordered = sorted(mechanism_models)
+        names = ", ".join(ordered[:-1]) + (" and " if len(ordered) > 1 else "") + ordered[-1]
+        res.numbers.append(nb.text("proto.phrase.mechanism-models", names, mprov))
     res.numbers.append(nb.text("proto.phrase.cross-cpu", phrases.cross_cpu_phrase(crossing), prov))
 
 
