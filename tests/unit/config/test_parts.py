@@ -85,7 +85,8 @@ def test_a_sampled_model_that_is_not_an_instruction_tuned_model_of_the_study_is_
 
 
 def _with_build_run(**fields: Any) -> StudyConfig:
-    build_run = {**SHIPPED["build_run"], "perturbations": ["fault"], "protocols": ["legacy-kv"], **fields}
+    build_run = {**SHIPPED["build_run"], "perturbations": ["fault"], "protocols": ["legacy-kv"],
+                 "perturbation_models": None, "protocol_models": None, **fields}  # fmt: skip
     return parse_config({**SHIPPED, "build_run": build_run})
 
 
