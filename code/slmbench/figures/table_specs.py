@@ -363,7 +363,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         base_key=None,
         columns=(
             Column("$k$", "proto.rep.{m}.t00.k"),
-            Column("Trials", "proto.rep.{m}.t00.acc.n"),
+            Column("Tasks", "proto.rep.{m}.t00.acc.n"),
             Column("Accuracy", "proto.rep.{m}.t00.acc"),
             Column("95\\% CI", "proto.rep.{m}.t00.acc", interval=True),
             Column("pass@$k$", "proto.rep.{m}.t00.pass-at-k"),
@@ -372,9 +372,9 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Differing", "proto.rep.{m}.t00.n.divergent"),
             Column("Flips", "proto.rep.{m}.t00.n.flips"),
         ),
-        caption="Repeats under the full protocol at $T=0$ (capability suite, clean KV state): accuracy over all "
-        "repeats with its Wilson 95\\% interval (repeats of one task are not independent, so the interval is "
-        "narrower than the evidence), pass@$k$ (a task passed in at least one of $k$ runs) and pass$^k$ (in all "
+        caption="Repeats under the full protocol at $T=0$ (capability suite, clean KV state): accuracy over the "
+        "tasks (Tasks, $n$; each task's pass share over its repeats, identical repeats on one build counted once) "
+        "with its Wilson 95\\% interval over tasks, pass@$k$ (a task passed in at least one of $k$ runs) and pass$^k$ (in all "
         "$k$), averaged over tasks; Repeat pairs: pairs of runs of one task; Differing: pairs whose transcripts "
         "differ; Flips: pairs whose outcome differs.",
     ),

@@ -1,5 +1,6 @@
-"""Repeats under the full protocol: accuracy over all repeats, pass@k and pass^k per model and temperature, and
-at the lowest temperature how often two runs of one task differ (``proto.rep.<m>.<t>.…``)."""
+"""Repeats under the full protocol: accuracy over the tasks (each task's pass share over its repeats, identical
+T = 0 repeats on one build counted once), pass@k and pass^k per model and temperature, and at the lowest
+temperature how often two runs of one task differ (``proto.rep.<m>.<t>.…``)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from slmbench.analysis import numbers as nb
 from slmbench.analysis import phrases
 from slmbench.analysis.numbers import TopicResult
 from slmbench.analysis.stats_passk import pass_at_k, pass_hat_k
-from slmbench.analysis.stats_rates import wilson_interval
+from slmbench.analysis.stats_rates import wilson_share_interval
 from slmbench.analysis.topics.protocol.conditions import FULL, scored_rows
+from slmbench.analysis.units import cluster_shares, collapse_repeats
 
-_WILSON = wilson_interval
+_SHARE = wilson_share_interval
 
 
 def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
@@ -27,9 +29,17 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
     for (model, temp_value), part in ours.groups("model", "temperature"):
         temp = float(temp_value)
         key = f"proto.rep.{nb.slug(model)}.{nb.temp_slug(temp)}"
-        r = wilson_interval(int(part.rows["passed"].sum()), len(part), alpha)
-        prov = nb.provenance(_WILSON, part.selection, "accuracy over all repeats")
-        res.numbers += nb.rate_numbers(f"{key}.acc", r, prov)
+        shares = cluster_shares(collapse_repeats(part.rows), ["task_id"])
+        lo, hi = _SHARE(float(shares.sum()), len(shares), alpha)
+        rate = float(shares.mean()) if len(shares) else float("nan")
+        prov = nb.provenance(_SHARE, part.selection, "accuracy: mean over tasks of each task's pass share over its "
+                             "repeats (identical repeats on one build once)", unit="tasks", alpha=alpha)  # fmt: skip
+        res.numbers += [
+            nb.rate(f"{key}.acc", rate, prov),
+            nb.rate(f"{key}.acc.lo", lo, prov),
+            nb.rate(f"{key}.acc.hi", hi, prov),
+            nb.count(f"{key}.acc.n", len(shares), prov),
+        ]
         per_task = part.rows.groupby("task_id")["passed"].agg(["sum", "count"])
         k = int(per_task["count"].min())
         kprov = nb.provenance(pass_at_k, part.selection, "mean over tasks", k=k)
@@ -41,8 +51,8 @@ def repeats(res: TopicResult, trials: pd.DataFrame, alpha: float) -> None:
             nb.rate(f"{key}.pass-at-k", at_k, kprov),
             nb.rate(f"{key}.pass-hat-k", hat_k, kprov),
         ]
-        row = {"model": model, "temperature": temp, "k": k, "acc": r.rate, "lo": r.lo, "hi": r.hi}
-        row.update({"pass_at_k": at_k, "pass_hat_k": hat_k, "n": r.n})
+        row = {"model": model, "temperature": temp, "k": k, "acc": rate, "lo": lo, "hi": hi}
+        row.update({"pass_at_k": at_k, "pass_hat_k": hat_k, "n": len(shares)})
         if temp == lowest:
             n_pairs, divergent, outcome_flips = repeat_pairs(part.rows)
             compared += [str(model)] if n_pairs else []
