@@ -89,6 +89,11 @@ class StudyConfig(BaseModel):
         " on the same tasks are read as the same only when TOST shows their paired difference within plus or minus"
         " this (slmbench.analysis.stats_equivalence)",
     )
+    choices_after_results: list[str] = Field(
+        default_factory=list,
+        description="choices of the study's design or analysis made after some of its results were seen, one"
+        " sentence each (LaTeX): the paper's limits list them",
+    )
     null_control: NullControl | None = None
     scaffold_comparison: ScaffoldComparison | None = None
     context_comparison: ContextComparison | None = None

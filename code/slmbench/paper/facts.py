@@ -104,6 +104,8 @@ class StudyFacts:
     """Whether a primary trial's task is judged on a refusal (its check has a ``refused`` criterion)."""
     replayed: bool = False
     """Whether a trial was judged on a replay of its calls (its record predates the stored end state)."""
+    choices_after_results: tuple[str, ...] = ()
+    """The choices the config says were made after some results were seen (the limits list them)."""
 
     @property
     def instruct(self) -> tuple[ModelFacts, ...]:
@@ -296,4 +298,5 @@ def study_facts(
             c.kind == "refused" for t in ran_tasks if t in task_index() for c in task_index()[t].check
         ),
         replayed="state_source" in ours and bool((ours["state_source"].astype(str) == "replay").any()),
+        choices_after_results=tuple(config.choices_after_results),
     )

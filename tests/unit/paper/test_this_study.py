@@ -59,3 +59,10 @@ def test_the_text_renders_again_and_names_only_parts_that_ran(tmp_path: Path) ->
         assert (tmp_path / name).read_text() == (PAPER / "generated" / name).read_text(), f"{name} is stale"
     assert problems(PAPER, CONFIG, facts) == []
     assert not pd.read_parquet(TRIALS, columns=["model"]).empty and "% section protocol\n" in text_of(PAPER)
+
+
+def test_the_limits_list_every_choice_made_after_results_were_seen() -> None:
+    body = " ".join((PAPER / "generated/text_body.tex").read_text(encoding="utf-8").split())
+    assert CONFIG.choices_after_results
+    for choice in CONFIG.choices_after_results:
+        assert " ".join(choice.split()) in body
