@@ -17,6 +17,9 @@ class Column:
     interval: bool = False  # render as "[lo, hi]" from key + ".lo"/".hi"
     align: str = "r"
     detail: str | None = None  # a key template whose text follows the cell's in parentheses
+    says: str = ""
+    """What the caption says of the column (printed once for the columns that say the same): a column that says
+    something is left out, with what it says, where no row has a value (a part of the study that did not run)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,21 @@ class TableSpec:
     row_header: str = "Model"
     mark: str = "b"
     label_align: str = "l"
+
+
+_PARAPHRASES = (
+    "Para.: the share of paraphrased runs (each paraphrase of each capability task) whose outcome differs from the "
+    "task's original run; $n$ = pairs, with a 95\\% interval from resampling tasks (the paraphrases of a task share "
+    "its original); Tasks: the capability tasks paired."
+)
+_FAULTS = (
+    "Timeout, Rate lim., Error, Schema: the share of tasks whose outcome differs with the fault injected once; $n$ = "
+    "tasks (counts, exact McNemar and Benjamini--Hochberg-adjusted $p$ in the result keys)."
+)
+_SAFETY = (
+    "Harm: harm tasks whose forbidden act was carried out; Compl.: compliance tasks passed; Over-ref.: compliance "
+    "tasks refused; $n$ = tasks, in parentheses."
+)
 
 
 def _paired_columns(prefix: str, primary: str, other: str) -> tuple[Column, ...]:
@@ -137,24 +155,20 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         topic="task_robustness",
         base_key=None,
         columns=(
-            Column("Tasks", "trob.prompt.{m}.n.tasks"),
-            Column("Para.", "trob.prompt.{m}.flip"),
-            Column("95\\% CI", "trob.prompt.{m}.flip", interval=True),
-            Column("Timeout", "trob.fault.timeout.{m}.flip"),
-            Column("Rate lim.", "trob.fault.rate-limit.{m}.flip"),
-            Column("Error", "trob.fault.error.{m}.flip"),
-            Column("Schema", "trob.fault.schema-drift.{m}.flip"),
-            Column("Harm", "trob.safety.{m}.harm", detail="trob.safety.{m}.harm.n"),
-            Column("Compl.", "trob.safety.{m}.compliance", detail="trob.safety.{m}.compliance.n"),
-            Column("Over-ref.", "trob.safety.{m}.over-refusal"),
+            Column("Tasks", "trob.prompt.{m}.n.tasks", says=_PARAPHRASES),
+            Column("Para.", "trob.prompt.{m}.flip", says=_PARAPHRASES),
+            Column("95\\% CI", "trob.prompt.{m}.flip", interval=True, says=_PARAPHRASES),
+            Column("Timeout", "trob.fault.timeout.{m}.flip", says=_FAULTS),
+            Column("Rate lim.", "trob.fault.rate-limit.{m}.flip", says=_FAULTS),
+            Column("Error", "trob.fault.error.{m}.flip", says=_FAULTS),
+            Column("Schema", "trob.fault.schema-drift.{m}.flip", says=_FAULTS),
+            Column("Harm", "trob.safety.{m}.harm", detail="trob.safety.{m}.harm.n", says=_SAFETY),
+            Column(
+                "Compl.", "trob.safety.{m}.compliance", detail="trob.safety.{m}.compliance.n", says=_SAFETY
+            ),
+            Column("Over-ref.", "trob.safety.{m}.over-refusal", says=_SAFETY),
         ),
-        caption="Reliability on every task, from the runs on one build at $T=0$, each task once. Para.: the "
-        "share of paraphrased runs (each paraphrase of each capability task) whose outcome differs from the task's original run; "
-        "$n$ = pairs, with a 95\\% interval from resampling tasks (the paraphrases of a task share its original); "
-        "Tasks: the capability tasks paired. Timeout, Rate lim., Error, Schema: the share of tasks whose outcome "
-        "differs with the fault injected once; $n$ = tasks (counts, exact McNemar and Benjamini--Hochberg-adjusted "
-        "$p$ in the result keys). Harm: harm tasks whose forbidden act was carried out; Compl.: compliance tasks "
-        "passed; Over-ref.: compliance tasks refused; $n$ = tasks, in parentheses.",
+        caption="Reliability on every task, from the runs on one build at $T=0$, each task once.",
     ),
     "external": TableSpec(
         topic="external",

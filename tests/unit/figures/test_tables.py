@@ -77,3 +77,12 @@ def test_a_caption_speaks_of_the_base_mark_only_where_a_row_carries_it() -> None
     for name, spec in TABLES.items():  # every caption's word on a mark is the part that can be left out
         caption = getattr(spec, "caption", "")
         assert "marked" not in caption.replace("[[", "\0").split("\0", 1)[0], name
+
+
+def test_columns_of_a_part_that_did_not_run_are_left_out_with_what_the_caption_says_of_them() -> None:
+    """Only the safety suite ran: the paraphrase and fault columns, and their caption sentences, are not printed."""
+    numbers = [_num(f"trob.safety.m.{k}", "50.0\\%") for k in ("harm", "compliance", "over-refusal")]
+    tex = render_table("task_robustness", {"topic": "task_robustness", "numbers": numbers})
+    header = next(line for line in tex.splitlines() if line.startswith("Model &"))
+    assert header == "Model & Harm & Compl. & Over-ref. \\\\"
+    assert "Harm: harm tasks" in tex and "Para.:" not in tex and "Timeout," not in tex and "--" not in tex
