@@ -65,3 +65,4 @@ def test_a_paragraph_only_for_its_part() -> None:
     text = render(frozenset({"safety_suite"}))
     assert "\\paragraph{Safety.}" in text
     assert "Prompt robustness" not in text and "Fault robustness" not in text
+    assert "fig:task_robustness" not in text  # of the safety suite alone the figure would repeat the table
