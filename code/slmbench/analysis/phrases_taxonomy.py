@@ -129,7 +129,7 @@ def fault_phrase(
     shown, used = _p_text(p), p
     if p_adj is not None and p_adj == p_adj and family:
         shown, used = f"{shown}, adjusted {_p_text(p_adj)} by Benjamini--Hochberg over {family}", p_adj
-    verdict = "a significant change" if used < 0.05 else "not a significant change"
+    verdict = "a significant change" if used < 0.05 else "the test does not show a change"
     return f"{head}: {verdict} (exact sign test over the {noun}s, {shown})"
 
 

@@ -580,7 +580,7 @@ def test_other_phrase_edges() -> None:
     )
     assert ph.fault_phrase("a fault", 2, 1, 0, 1.0) == (
         "of the two tasks, one passes less often under a fault than on the original prompt and none more often: "
-        "not a significant change (exact sign test over the tasks, p = 1.00)"
+        "the test does not show a change (exact sign test over the tasks, p = 1.00)"
     )
     assert ph.fault_kinds_phrase([("timeout", 0, 0, 0, math.nan)], "") == (
         "no faulted run was paired with a run of its original prompt"
