@@ -26,7 +26,7 @@ from slmbench.paper.sections import MAIN_TEXT_PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "paper" / "generated"
-LINKED = ("code", "data/raw", "data/eligibility", "paper/templates")
+LINKED = ("code", "data/raw", "data/eligibility", "data/teacher_forcing", "paper/templates")
 COPIED = ("Snakefile", "config.yaml", "data/external", "paper/main.tex", "paper/references.bib")
 """Copied, not linked: the importer records a published file's path relative to the working directory, which a
 link would resolve out of; the PDF is built beside main.tex."""
