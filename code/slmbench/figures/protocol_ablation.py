@@ -4,8 +4,8 @@ other limit, on the same tasks (95 % Wilson intervals; exact McNemar p against t
 Reads the ``protocol`` topic only: its ``comparisons`` table says which comparisons exist per model, and the
 numbers ``proto.cmp.<comparison>.<model>.{primary,other}.acc`` (with ``.lo``/``.hi``), ``.mcnemar.p`` and
 ``.mcnemar.padj`` (Benjamini-Hochberg over the comparison's models) are drawn. Legacy and full come from the "full vs legacy" pairs; every other row is the condition's side of its
-pairs with full. Every panel has the same rows; a condition a model did not run says so. p: exact McNemar
-against legacy (the full row) or against full (every other row).
+pairs with full, or, for a mechanism run, with its base (drawn once, before the runs against it). Every panel has
+the same rows; a condition a model did not run says so. p: exact McNemar against the row's reference.
 """
 
 from __future__ import annotations
@@ -29,16 +29,23 @@ CONDITION_COLOR = "#d1495b"
 
 def _conditions(table: pd.DataFrame) -> list[tuple[str, str, str, str]]:
     """(label, comparison key, side, colour) of every condition any model ran, in one order for all panels:
-    legacy and full (from "full vs legacy"), then each other comparison with full."""
+    legacy and full (from "full vs legacy"), then each other comparison's condition; a mechanism run's base is
+    drawn once before the first run against it, and a condition already drawn is named with its reference."""
     names = dict(zip(table["key"], table["comparison"], strict=True))
+    families = dict(zip(table["key"], table["family"], strict=True)) if "family" in table else {}
     out: list[tuple[str, str, str, str]] = []
     if FULL_KEY in names:
         out += [("legacy", FULL_KEY, "primary", BASE_COLOR), ("full", FULL_KEY, "other", REFERENCE_COLOR)]
-    out += [
-        (str(names[key]).split(" vs ")[0], str(key), "other", CONDITION_COLOR)
-        for key in names
-        if key != FULL_KEY
-    ]
+    for key in names:
+        if key == FULL_KEY:
+            continue
+        condition, reference = str(names[key]).split(" vs ")
+        if families.get(key) == "mechanism" and all(label != reference for label, *_ in out):
+            out.append((reference, str(key), "primary", BASE_COLOR))
+        drawn = any(label == condition for label, *_ in out)
+        out.append(
+            (f"{condition} vs {reference}" if drawn else condition, str(key), "other", CONDITION_COLOR)
+        )
     return out
 
 
@@ -61,7 +68,7 @@ def _panel(ax: Axes, src: Source, conditions: list[tuple[str, str, str, str]], m
     ax.set_ylim(len(ticks) - 0.5, -0.5)
     ax.set_xlim(-0.02, 1.02)
     ax.xaxis.set_major_formatter(lambda v, _pos: f"{v * 100:.0f}%")
-    ax.set_xlabel("capability accuracy (95% Wilson)")
+    ax.set_xlabel("accuracy (95% Wilson)")
     ax.set_title(model)
 
 

@@ -77,7 +77,7 @@ def _comparison(
     condition, reference = cmp.name.split(" vs ")
     phrase = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], reference, condition)
     res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
-    first = {"comparison": cmp.name, "key": cmp.key, "model": "pooled"}
+    first = {"comparison": cmp.name, "key": cmp.key, "family": cmp.family, "model": "pooled"}
     table.append({**first, **row, "class_changed": changed_class(pairs)})
     per_model = []
     for model, part in pairs.groupby("model", sort=True):
