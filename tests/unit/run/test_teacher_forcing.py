@@ -1,6 +1,6 @@
 """Teacher forcing replays a recorded trial through the loop: the rebuilt requests must hash as the recorded ones,
 each recorded reply is scored once, and the report counts comparable and equal replies. The scorer here hands back
-given values (no model); tests/integration/test_teacher_forcing.py scores with the real model."""
+given values (no model); tests/integration/test_forced_scores_match_live.py scores with the real model."""
 
 from __future__ import annotations
 
