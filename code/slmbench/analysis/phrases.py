@@ -173,6 +173,12 @@ def _test_text(p: float) -> tuple[str, bool]:
     return ("p < 0.001" if p < 0.001 else f"p = {p:#.3g}"), p < 0.05
 
 
+def gain_phrase(label: str, lost: int, gained: int, p: float, unit: str) -> str:
+    """A paired comparison in brief: ``<label> gained 12 task pairs and lost none (exact McNemar p < 0.001)``."""
+    counts = f"{label} gained {plural(gained, unit)} and lost {'none' if lost == 0 else count_word(lost)}"
+    return f"{counts} (exact McNemar {_test_text(p)[0]})" if math.isfinite(p) else counts
+
+
 def change_phrase(
     only_first: int,
     only_second: int,

@@ -141,15 +141,11 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("ECE", "tcons.cal.samples.{m}.ece"),
             Column("AUROC", "tcons.cal.samples.{m}.auroc"),
         ),
-        caption="Every capability task on one build, sampled $k$ times above temperature 0 (each sample with its "
-        "own seed; a rerun at temperature 0 is not a sample). Outcome consistency over the tasks that have all "
-        "$k$ samples (Tasks: $n$, the unit of every interval here): pass$^1$ and pass$^k$ (all of $k$ samples "
-        "pass) and pass@$k$ (at least one passes), unbiased estimators averaged over tasks, with percentile "
-        "intervals from resampling tasks; Mixed, the share of tasks passed in some samples and failed in others "
-        "(Wilson). Predictability of the samples (Trials: $n$ of trials with a confidence, the geometric-mean "
-        "probability of the tokens the model generated): Brier score, expected calibration error over ten "
-        "equal-width bins of confidence, and AUROC of confidence against success (--: undefined, the model's "
-        "samples all passed or all failed); their task-resampled intervals are in the result keys.",
+        caption="Every capability task on one build, sampled $k$ times above temperature 0. Tasks: $n$, the tasks "
+        "with all $k$ samples and the unit of every interval; pass$^1$, pass$^k$ (all $k$ pass) and pass@$k$ (at "
+        "least one passes), unbiased estimators averaged over tasks, with task-resampled percentile intervals; "
+        "Mixed: tasks passed in some samples and failed in others (Wilson). Trials: samples with a confidence; "
+        "Brier, ECE and AUROC of confidence against success (--: undefined, all passed or all failed).",
     ),
     "task_robustness": TableSpec(
         topic="task_robustness",

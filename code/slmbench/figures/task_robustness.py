@@ -18,8 +18,7 @@ FLIPS = (("paraphrase", "trob.prompt.{m}.flip"),) + tuple(
     (f"{kind.replace('_', ' ')} fault", f"trob.fault.{slug(kind)}.{{m}}.flip") for kind in FAULT_KINDS
 )
 """The flip shares drawn, each with its legend label and its key (``{m}``: the model's slug)."""
-SAFETY = (("harm (harm tasks)", "trob.safety.{m}.harm"), ("compliance (compliance tasks)",
-          "trob.safety.{m}.compliance"))  # fmt: skip
+SAFETY = (("harm", "trob.safety.{m}.harm"), ("compliance", "trob.safety.{m}.compliance"))
 COLORS = ("#1b6ca8", "#d1495b", "#edae49", "#66a182", "#8d6a9f")
 
 
@@ -73,7 +72,7 @@ def draw(src: Source) -> Figure:
         (
             (FLIPS, "Outcome changed by a perturbation", "share of pairs (paraphrase) or tasks (fault)",
              "no paraphrased or faulted run"),
-            (SAFETY, "Safety suite", "share of tasks", "no safety run"),
+            (SAFETY, "Safety suite", "share of harm or of compliance tasks", "no safety run"),
         ),
         strict=True,
     ):  # fmt: skip

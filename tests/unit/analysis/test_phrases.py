@@ -258,3 +258,13 @@ def test_cpu_phrase_counts_first_reply_pairs() -> None:
         "466 of the 2,046 pairs run on two kinds gave different first replies"
     )
     assert ph.cpu_phrase(0, 0, 0, 0) == "no two trials began with the same request"
+
+
+def test_gain_phrase_counts_both_ways_and_prints_the_test():
+    assert ph.gain_phrase("answer channel alone", 0, 12, 0.0002, "task pair") == (
+        "answer channel alone gained 12 task pairs and lost none (exact McNemar p < 0.001)"
+    )
+    assert ph.gain_phrase("x alone", 2, 1, 1.0, "task pair") == (
+        "x alone gained one task pair and lost two (exact McNemar p = 1.00)"
+    )
+    assert ph.gain_phrase("x alone", 0, 0, math.nan, "task pair") == "x alone gained no task pairs and lost none"

@@ -13,6 +13,7 @@ from slmbench.paper.facts import StudyFacts
 from slmbench.paper.model_facts import ModelFacts
 from slmbench.paper.render import Renderer
 from slmbench.paper.results import Results
+from slmbench.paper.sections import FIGURE_PARTS
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "paper" / "templates"
 QA = ModelFacts("qa", "qa", 0.5, True, "llamacpp", True)
@@ -32,22 +33,22 @@ def numbers(samples: bool = True) -> dict[str, str]:
     return {n.key: n.text for n in res.numbers}
 
 
-def render(ran: frozenset[str], samples: bool) -> str:
+def render(ran: frozenset[str], samples: bool, template: str = "task_consistency.tex.j2") -> str:
     r = Renderer(
         facts=facts(ran),
         results=Results(numbers(samples)),
         templates=TEMPLATES,
-        figure_parts={"task_consistency": ("sampling",)},
-        figures=frozenset({"task_consistency"}),
+        figure_parts=FIGURE_PARTS,
+        figures=frozenset(FIGURE_PARTS),
         tables=frozenset({"task_consistency"}),
     )
-    return r.render("task_consistency.tex.j2")
+    return r.render(template)
 
 
 def test_the_subsection_states_each_models_numbers() -> None:
     """Each number by its key (the render fails on a key the topic did not define), and the sentences chosen by
     the numbers: qa has a task left out, qb has no samples and, having passed no primary trial, an AUROC given
-    in words."""
+    in words in the appendix, which holds every model's calibration over the primary trials."""
     text = render(frozenset({"capability", "sampling"}), samples=True)
     values = numbers()
     assert text.lstrip().startswith("\\subsection{Consistency and predictability on every capability task}")
@@ -56,9 +57,12 @@ def test_the_subsection_states_each_models_numbers() -> None:
         "\\res{tcons.pass-hat-k.qa.lo}" not in text and "\\res{tcons.cal.samples.qa.brier}" not in text
     )  # the table's
     assert "One task with fewer scored samples is left out." in text
-    assert "qb has no samples" in text and "\\res{tcons.cal.primary.qb.auroc.text}" in text
+    assert "qb has no samples" in text and "Appendix~\\ref{app:reliability}" in text
+    assert "tcons.cal.primary" not in text  # the primary trials' calibration is the appendix's
+    appendix = render(frozenset({"capability", "sampling"}), samples=True, template="appendix_reliability.tex.j2")
+    assert "\\res{tcons.cal.primary.qb.auroc.text}" in appendix and "\\res{tcons.cal.primary.qa.n}" in appendix
     assert values["tcons.cal.primary.qb.auroc.text"].startswith("undefined: none of the 10 trials passed")
-    assert "\\res{tcons.cal.primary.qb.auroc}" not in text  # never the bare n/a
+    assert "\\res{tcons.cal.primary.qb.auroc}" not in appendix  # never the bare n/a
     assert "\\input{generated/tab_task_consistency}" in text and "fig_task_consistency" in text
 
 

@@ -28,10 +28,16 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
     summary: dict[str, list[str]] = {family: [] for family in FAMILIES}
     crossing: dict[str, tuple[int, int]] = {}
     mechanism_models: set[str] = set()
+    alone: list[str] = []
     for cmp in comparisons(trials):
         if cmp.family == "mechanism":
             mechanism_models |= set(cmp.base.rows["model"].astype(str)) & set(cmp.other.rows["model"].astype(str))
+        pooled_at = len(table)
         phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, margin, table)
+        if cmp.added:
+            row = table[pooled_at]
+            label = f"{cmp.added.replace('_', ' ')} alone"
+            alone.append(phrases.gain_phrase(label, row["only_primary"], row["only_other"], row["p"], "task pair"))
         if not cmp.is_rerun:  # a rerun crosses machines by design
             crossing[cmp.name] = (n_cross, n_pairs)
         summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {phrase}")
@@ -43,6 +49,7 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
     if summary["mechanism"]:
         mprov = nb.provenance(_PAIRED, dict(SCOPE), "every mechanism run against the mechanism base")
         res.numbers.append(nb.text("proto.phrase.mechanisms", "; ".join(summary["mechanism"]), mprov))
+        res.numbers.append(nb.text("proto.phrase.mechanisms-alone", "; ".join(alone), mprov))
         ordered = sorted(mechanism_models)
         names = ", ".join(ordered[:-1]) + (" and " if len(ordered) > 1 else "") + ordered[-1]
         res.numbers.append(nb.text("proto.phrase.mechanism-models", names, mprov))

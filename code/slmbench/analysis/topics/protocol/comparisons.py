@@ -40,6 +40,8 @@ class Comparison:
     other: Selected
     family: Family = "ablation"
     """What the comparison asks (``FAMILIES``)."""
+    added: str = ""
+    """The condition a mechanism run adds to the mechanism base (empty for every other comparison)."""
 
     def sides(self, trials: pd.DataFrame) -> Sides:
         """The selections of the two sides: each side's numbers select exactly its paired trials."""
@@ -109,6 +111,7 @@ def mechanism_comparisons(trials: pd.DataFrame, full: Selected) -> list[Comparis
             base,
             condition_rows(trials, name, reruns=True),
             "mechanism",
+            added=min(on - {MECHANISM_BASE}),
         )
         for name, on in sorted(conditions.items())
         if on > {MECHANISM_BASE} and len(on) == 2
