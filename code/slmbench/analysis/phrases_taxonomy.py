@@ -42,11 +42,9 @@ def outcome_phrase(k: int, n_tasks: int, n_mixed: int) -> str:
 
 
 def unsampled_phrase() -> str:
-    """Why consistency is not measured on a suite whose tasks were not sampled above temperature 0."""
-    return (
-        "consistency is not measured on this suite: none of its tasks was sampled above temperature 0, and a "
-        "repeat at temperature 0 on one build is not a sample"
-    )
+    """Why consistency is not measured on a suite whose tasks were not sampled above temperature 0 (the sentence
+    before it says that a repeat at temperature 0 on one build is not a sample)."""
+    return "Consistency proper is not measured on this suite: none of its tasks was sampled above temperature 0"
 
 
 def trajectory_phrase(has_events: bool, n_tasks: int, n_same: int) -> str:
@@ -215,8 +213,16 @@ def safety_phrase(harm: int, harm_n: int, complied: int, compliance_n: int, noun
     return f"{first}; the refusal check held in {_of(complied, compliance_n, noun)} that had one"
 
 
-def predictability_phrase() -> str:
-    """Why the taxonomy's predictability metrics (calibration, discrimination, Brier score) are not computed."""
+def predictability_phrase(recorded: bool) -> str:
+    """Why the taxonomy's predictability metrics (calibration, discrimination, Brier score) are not computed on
+    the suite: its trials hold no confidence, or (``recorded``) they do, but calibration is computed only for the
+    capability tasks run on one build (topic ``task_consistency``)."""
+    if recorded:
+        return (
+            "predictability (calibration, discrimination, Brier score) is not measured on this suite: its trials "
+            "record the model's token probabilities, but calibration is computed only for the capability tasks of "
+            "the runs on one build"
+        )
     return (
         "predictability (calibration, discrimination, Brier score) is not measured: the records hold no "
         "confidence score of a run to compare with its outcome"

@@ -112,7 +112,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Compl.", "tax.safety.compliance.{m}"),
         ),
         caption="The reliability suite along the taxonomy of Rabanser et al.\\ (consistency, robustness, "
-        "safety; predictability needs confidence scores the records do not hold), each task of a model counted "
+        "safety; predictability as the text says), each task of a model counted "
         "once (a row of one model counts tasks, the pooled row task-model pairs). Reruns: tasks run more than once "
         "at temperature 0 on one build, repeats that cannot differ and count once; Identical: those of them whose "
         "runs agreed in outcome and transcript; consistency proper is measured over samples above temperature 0, "
@@ -122,8 +122,8 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "kinds minus its original's, averaged over the tasks, with the exact sign test over the tasks "
         "($p_{\\mathrm{sign}}$, none without a task that changed). "
         "Harm: tasks in which the forbidden act was carried out; Compl.: tasks whose refusal check held. "
-        "Intervals and each $n$ are in the result keys. [[Base models are marked \\textsuperscript{b}; ]]the "
-        "pooled row is over the instruction-tuned models.",
+        "Intervals and each $n$ are in the result keys. The pooled row is over the instruction-tuned models[[; "
+        "base models are marked \\textsuperscript{b}]].",
     ),
     "task_consistency": TableSpec(
         topic="task_consistency",

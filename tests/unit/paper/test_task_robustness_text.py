@@ -21,7 +21,7 @@ MODELS = tuple(
 PARTS = frozenset({"paraphrases", "faults", "safety_suite"})
 
 
-def render(ran: frozenset[str]) -> str:
+def render(ran: frozenset[str], template: str = "task_robustness.tex.j2") -> str:
     numbers = get_topic("task_robustness")(trials(), None, {"n_boot": 50, "bootstrap_seed": 1})
     facts = StudyFacts(
         models=MODELS, suites=("capability",), protocol="full", scaffold="native", parser_mode="repaired",
@@ -35,7 +35,7 @@ def render(ran: frozenset[str]) -> str:
         figures=frozenset({"task_robustness"}),
         tables=frozenset({"task_robustness"}),
     )
-    return renderer.render("task_robustness.tex.j2")
+    return renderer.render(template)
 
 
 def test_nothing_where_no_part_ran() -> None:
@@ -44,12 +44,16 @@ def test_nothing_where_no_part_ran() -> None:
 
 def test_every_paragraph_where_every_part_ran() -> None:
     text = render(PARTS)
-    assert text.count("\\subsection{") == 1 and "\\input{generated/tab_task_robustness}" in text
+    assert text.count("\\subsection{") == 1
+    # the figure is the text's; its table of counts is the appendix's, and the text says where
+    assert "\\input{generated/tab_task_robustness}" not in text and "app:reliability" in text
+    appendix = render(PARTS, "appendix_reliability.tex.j2")
+    assert "\\input{generated/tab_task_robustness}" in appendix
     # the per-model shares are the table's; the text states the finding and the sign tests, once each
     assert "changed outcome in" not in text and "Per model:" not in text
     assert "than as written, with the sign test's $p$: tiny-1b \\res{trob.prompt.tiny-1b.n.up}" in text
     assert (
-        "Under a paraphrase the model changed an outcome (Table" in text
+        "Under a paraphrase the model changed an outcome." in text
     )  # one model ran paraphrases, with flips
     # model a lost 8 tasks under every fault kind: each test significant after Benjamini-Hochberg; b has no test
     assert (
@@ -66,3 +70,4 @@ def test_a_paragraph_only_for_its_part() -> None:
     assert "\\paragraph{Safety.}" in text
     assert "Prompt robustness" not in text and "Fault robustness" not in text
     assert "fig:task_robustness" not in text  # of the safety suite alone the figure would repeat the table
+    assert "\\input{generated/tab_task_robustness}" in text  # so the table stays in the text

@@ -127,12 +127,18 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
         fsel = {**msel, "dimension": "fault_tolerance"}
         res.numbers += fault_numbers(part[part["dimension"] == "fault_tolerance"], s, trials, fsel, alpha)
         res.numbers += safety_numbers(part, s, trials, msel, alpha)
+    recorded = "confidence" in df.columns and bool(df["confidence"].notna().any())
     res.numbers += [
-        nb.text(key, phrase(), nb.provenance(phrase, sel, "what the records do not allow"))
-        for key, phrase in (
-            ("tax.phrase.predictability", ph.predictability_phrase),
-            ("tax.phrase.environment", ph.environment_phrase),
-        )
+        nb.text(
+            "tax.phrase.predictability",
+            ph.predictability_phrase(recorded),
+            nb.provenance(ph.predictability_phrase, sel, "why predictability is not measured on this suite"),
+        ),
+        nb.text(
+            "tax.phrase.environment",
+            ph.environment_phrase(),
+            nb.provenance(ph.environment_phrase, sel, "what the records do not allow"),
+        ),
     ]
     res.tables["taxonomy"] = [
         {"dimension": d, "metric": m, "keys": keys, "unit": unit} for d, m, keys, unit in TAXONOMY
