@@ -291,7 +291,8 @@ def test_a_study_of_two_reliability_dimensions_reports_those_and_no_composite(re
     assert not results.defined("rel.composite.mean")
     words = prose(text)
     assert "How reliable" in text and "\\label{sec:reliability}" in text
-    assert "of two of its four dimensions" in words and "is not\ncomputed" in text
+    assert "two of its four dimensions, consistency and fault tolerance" in words
+    assert "needs every dimension and is not computed" in words
     assert "\\paragraph{Safety.}" not in text and "fig:perturbation_heatmap" not in text
     assert left_out(text, "capability", "appendix_transcripts") and "base model" in words
 
