@@ -72,7 +72,7 @@ def draw(src: Source) -> Figure:
         (
             (FLIPS, "Outcome changed by a perturbation", "share of pairs (paraphrase) or tasks (fault)",
              "no paraphrased or faulted run"),
-            (SAFETY, "Safety suite", "share of harm or of compliance tasks", "no safety run"),
+            (SAFETY, "Safety suite", "share of tasks", "no safety run"),
         ),
         strict=True,
     ):  # fmt: skip
