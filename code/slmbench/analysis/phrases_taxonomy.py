@@ -44,7 +44,9 @@ def outcome_phrase(k: int, n_tasks: int, n_mixed: int) -> str:
 def unsampled_phrase() -> str:
     """Why consistency is not measured on a suite whose tasks were not sampled above temperature 0 (the sentence
     before it says that a repeat at temperature 0 on one build is not a sample)."""
-    return "Consistency proper is not measured on this suite: none of its tasks was sampled above temperature 0"
+    return (
+        "Consistency proper is not measured on this suite: none of its tasks was sampled above temperature 0"
+    )
 
 
 def trajectory_phrase(has_events: bool, n_tasks: int, n_same: int) -> str:

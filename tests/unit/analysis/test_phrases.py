@@ -18,7 +18,10 @@ from slmbench.analysis import phrases as ph
         ((None, 0.0, 2, 2, 0.0), "neither instruction-tuned model passed a task"),
         ((None, 0.0, 3, 3, 0.0), "no instruction-tuned model passed a task"),
         ((None, 0.0, 2, 2, 0.4), "no instruction-tuned model leads all others: both have the same accuracy"),
-        ((None, 0.0, 3, 3, 0.4), "no instruction-tuned model leads all others: all three have the same accuracy"),
+        (
+            (None, 0.0, 3, 3, 0.4),
+            "no instruction-tuned model leads all others: all three have the same accuracy",
+        ),
         ((None, 0.0, 4, 2, 0.4), "no instruction-tuned model leads all others: two share the top accuracy"),
         ((None, 1.0, 3), "no instruction-tuned model leads all others: the best two are one task apart"),
         (
@@ -267,4 +270,6 @@ def test_gain_phrase_counts_both_ways_and_prints_the_test():
     assert ph.gain_phrase("x alone", 2, 1, 1.0, "task pair") == (
         "x alone gained one task pair and lost two (exact McNemar p = 1.00)"
     )
-    assert ph.gain_phrase("x alone", 0, 0, math.nan, "task pair") == "x alone gained no task pairs and lost none"
+    assert (
+        ph.gain_phrase("x alone", 0, 0, math.nan, "task pair") == "x alone gained no task pairs and lost none"
+    )

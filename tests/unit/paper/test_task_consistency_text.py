@@ -59,8 +59,12 @@ def test_the_subsection_states_each_models_numbers() -> None:
     assert "One task with fewer scored samples is left out." in text
     assert "qb has no samples" in text and "Appendix~\\ref{app:reliability}" in text
     assert "tcons.cal.primary" not in text  # the primary trials' calibration is the appendix's
-    appendix = render(frozenset({"capability", "sampling"}), samples=True, template="appendix_reliability.tex.j2")
-    assert "\\res{tcons.cal.primary.qb.auroc.text}" in appendix and "\\res{tcons.cal.primary.qa.n}" in appendix
+    appendix = render(
+        frozenset({"capability", "sampling"}), samples=True, template="appendix_reliability.tex.j2"
+    )
+    assert (
+        "\\res{tcons.cal.primary.qb.auroc.text}" in appendix and "\\res{tcons.cal.primary.qa.n}" in appendix
+    )
     assert values["tcons.cal.primary.qb.auroc.text"].startswith("undefined: none of the 10 trials passed")
     assert "\\res{tcons.cal.primary.qb.auroc}" not in appendix  # never the bare n/a
     assert "\\input{generated/tab_task_consistency}" in text and "fig_task_consistency" in text

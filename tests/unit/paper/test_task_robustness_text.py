@@ -52,9 +52,7 @@ def test_every_paragraph_where_every_part_ran() -> None:
     # the per-model shares are the table's; the text states the finding and the sign tests, once each
     assert "changed outcome in" not in text and "Per model:" not in text
     assert "than as written, with the sign test's $p$: tiny-1b \\res{trob.prompt.tiny-1b.n.up}" in text
-    assert (
-        "Under a paraphrase the model changed an outcome." in text
-    )  # one model ran paraphrases, with flips
+    assert "Under a paraphrase the model changed an outcome." in text  # one model ran paraphrases, with flips
     # model a lost 8 tasks under every fault kind: each test significant after Benjamini-Hochberg; b has no test
     assert (
         "changed significantly for a under the error, rate limit, schema drift and timeout faults (error: "

@@ -31,13 +31,17 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
     alone: list[str] = []
     for cmp in comparisons(trials):
         if cmp.family == "mechanism":
-            mechanism_models |= set(cmp.base.rows["model"].astype(str)) & set(cmp.other.rows["model"].astype(str))
+            mechanism_models |= set(cmp.base.rows["model"].astype(str)) & set(
+                cmp.other.rows["model"].astype(str)
+            )
         pooled_at = len(table)
         phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, margin, table)
         if cmp.added:
             row = table[pooled_at]
             label = f"{cmp.added.replace('_', ' ')} alone"
-            alone.append(phrases.gain_phrase(label, row["only_primary"], row["only_other"], row["p"], "task pair"))
+            alone.append(
+                phrases.gain_phrase(label, row["only_primary"], row["only_other"], row["p"], "task pair")
+            )
         if not cmp.is_rerun:  # a rerun crosses machines by design
             crossing[cmp.name] = (n_cross, n_pairs)
         summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {phrase}")
