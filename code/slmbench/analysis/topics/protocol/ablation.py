@@ -6,7 +6,7 @@ per-model phrases read the adjusted p."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -19,6 +19,16 @@ from slmbench.analysis.topics.protocol.comparisons import FAMILIES, Comparison, 
 from slmbench.analysis.topics.protocol.conditions import SCOPE
 
 _PAIRED = paired.paired
+
+
+class _Outcome(NamedTuple):
+    """What one comparison hands back to the summary: its phrase, its pooled row, its pairs across CPUs and all
+    its pairs."""
+
+    phrase: str
+    pooled: dict[str, Any]
+    n_cross: int
+    n_pairs: int
 
 
 def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float) -> None:
@@ -34,17 +44,16 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
             mechanism_models |= set(cmp.base.rows["model"].astype(str)) & set(
                 cmp.other.rows["model"].astype(str)
             )
-        pooled_at = len(table)
-        phrase, n_cross, n_pairs = _comparison(res, trials, cmp, alpha, margin, table)
+        outcome = _comparison(res, trials, cmp, alpha, margin, table)
         if cmp.added:
-            row = table[pooled_at]
+            row = outcome.pooled
             label = f"{cmp.added.replace('_', ' ')} alone"
             alone.append(
                 phrases.gain_phrase(label, row["only_primary"], row["only_other"], row["p"], "task pair")
             )
         if not cmp.is_rerun:  # a rerun crosses machines by design
-            crossing[cmp.name] = (n_cross, n_pairs)
-        summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {phrase}")
+            crossing[cmp.name] = (outcome.n_cross, outcome.n_pairs)
+        summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {outcome.phrase}")
     res.tables["comparisons"] = table
     ablations = summary["ablation"] + summary["limit"]
     prov = nb.provenance(_PAIRED, dict(SCOPE), "every ablation")
@@ -67,8 +76,8 @@ def _comparison(
     alpha: float,
     margin: float,
     table: list[dict[str, Any]],
-) -> tuple[str, int, int]:
-    """One comparison's numbers and table rows; its phrase, its pairs across CPUs and all its pairs."""
+) -> _Outcome:
+    """One comparison's numbers and table rows."""
     sides = cmp.sides(trials)
     pairs = sides.pairs(cmp.base.rows, cmp.other.rows)
     pooled = sides.within({"model": sorted(pairs["model"].unique())})  # a list, even of one model
@@ -89,7 +98,8 @@ def _comparison(
     phrase = phrases.change_phrase(row["only_primary"], row["only_other"], row["p"], reference, condition)
     res.numbers.append(nb.text(f"{prefix}.phrase", phrase, prov))
     first = {"comparison": cmp.name, "key": cmp.key, "family": cmp.family, "model": "pooled"}
-    table.append({**first, **row, "class_changed": changed_class(pairs)})
+    pooled_row = {**first, **row, "class_changed": changed_class(pairs)}
+    table.append(pooled_row)
     per_model = []
     for model, part in pairs.groupby("model", sort=True):
         mkey = f"{prefix}.{nb.slug(model)}"
@@ -110,4 +120,4 @@ def _comparison(
         )
         res.numbers.append(nb.text(f"{mkey}.phrase", mphrase, {**prov, "selection": mboth}))
         table.append({**first, "model": model, **row, "p_adj": pa, "class_changed": changed_class(part)})
-    return phrase, n_cross, len(pairs)
+    return _Outcome(phrase, pooled_row, n_cross, len(pairs))
