@@ -31,7 +31,8 @@ test: latex browser
 	$(BIN)/ruff check code tests bench
 	$(BIN)/mypy
 	$(BIN)/python envs/lint_rules.py
-	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile --durations=25
+	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile -m "not model" --durations=25
+	$(BIN)/python -m pytest -q -m model --durations=10
 	$(BIN)/snakemake verify --cores $(CORES)
 
 test-browser: browser

@@ -23,7 +23,7 @@ WHEELS=${SLMBENCH_CACHE:-$HOME/.cache/slmbench}/wheels/llama-cpp-python-$VERSION
 if ! ls "$WHEELS"/llama_cpp_python-*.whl >/dev/null 2>&1; then
   echo "building llama-cpp-python $VERSION, portable build (compiles llama.cpp: about 5 minutes on 2 cores, once)"
   rm -rf "$WHEELS.partial" && mkdir -p "$WHEELS.partial"
-  CMAKE_ARGS="$ARGS" "$PY" -m pip wheel --quiet --no-cache-dir --no-deps -w "$WHEELS.partial" "llama-cpp-python==$VERSION"
+  CMAKE_ARGS="$ARGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$PY" -m pip wheel --quiet --no-cache-dir --no-deps -w "$WHEELS.partial" "llama-cpp-python==$VERSION"
   rm -rf "$WHEELS" && mv "$WHEELS.partial" "$WHEELS"
 fi
 "$PY" -m pip install --quiet --force-reinstall --no-deps "$WHEELS"/llama_cpp_python-*.whl

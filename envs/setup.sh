@@ -20,11 +20,20 @@ for flag in "$@"; do
     *) echo "setup.sh: unknown option $flag (expected --latex, --browser)" >&2; exit 2 ;;
   esac
 done
+# Debian's packages without their recommendations (texlive-latex-extra alone recommends a Java runtime and latexmk a
+# PDF viewer): what the paper uses is named, Latin Modern's Type 1 fonts and pdftoppm (docs/audit.md) among it.
+apt_install() {
+  [ -n "${APT_UPDATED:-}" ] || apt-get update -qq
+  APT_UPDATED=1
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
 if [ "$want_latex" = 1 ]; then
-  if ! command -v latexmk >/dev/null || ! command -v pdflatex >/dev/null || ! command -v bibtex >/dev/null; then
+  if ! command -v latexmk >/dev/null || ! command -v pdflatex >/dev/null || ! command -v bibtex >/dev/null \
+    || ! kpsewhich lmodern.sty >/dev/null || ! command -v pdftoppm >/dev/null; then
     pkgs="latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended"
+    pkgs="$pkgs texlive-plain-generic lmodern poppler-utils"
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >/dev/null
+      apt_install $pkgs
     else
       echo "LaTeX is missing. Install it, e.g. 'sudo apt-get install $pkgs' (Debian/Ubuntu), then rerun." >&2
       exit 1
@@ -36,7 +45,7 @@ if [ "$want_browser" = 1 ]; then
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     pkgs="chromium chromium-driver"
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >/dev/null
+      apt_install $pkgs
     else
       echo "Chromium is missing; the browser test will be skipped. Install it, e.g. 'sudo apt-get install $pkgs'." >&2
     fi
