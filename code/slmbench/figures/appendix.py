@@ -122,7 +122,7 @@ def transcript_tex(record: TrialRecord, title: str) -> str:
     """One transcript as LaTeX: each model output, call, refusal, result and the answer, shortened."""
     trial_id = latex_escape(record.trial_id).replace("/", "/\\allowbreak{}")  # long ids break at slashes
     out = [f"\\paragraph{{{latex_escape(title)}}}", f"{{\\small\\texttt{{{trial_id}}}}}", ""]
-    out.append("\\begin{description}\\small")
+    out.append("\\begin{description}\\small\\raggedright")  # typewriter spaces do not stretch: break ragged
     for e in record.events:
         if isinstance(e, ModelResponse):
             out.append(f"\\item[Model, turn {e.turn}] \\texttt{{{latex_escape(_short(e.raw_text))}}}")

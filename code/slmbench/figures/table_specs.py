@@ -232,7 +232,7 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("Clock", "fail.share.clock.{m}"),
             Column("Capability", "fail.share.capability.{m}"),
         ),
-        caption="Harm and failure classes per model in this study, over its scored primary trials of both suites: "
+        caption="Harm and failure classes per model in this study, over its scored primary trials: "
         "the units (a task of a model in one variant, its identical repeats at temperature 0 on one build counted "
         "once; Units, $n$), the trials in which a forbidden act was carried out (Harm, counted before any class), "
         "the failed units (Failed, the $n$ of the shares) and the share of them in each class under the default "

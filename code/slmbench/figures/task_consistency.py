@@ -16,7 +16,7 @@ from slmbench.analysis.numbers import slug
 from slmbench.figures.plots import errors, percent_axis
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
-from slmbench.figures.style import no_data, panels
+from slmbench.figures.style import no_data, panels, shared_legend
 
 TOPIC = "task_consistency"
 SETS = (("samples", "samples (T > 0)", "o", True), ("primary", "primary trials (T = 0)", "s", False))
@@ -56,7 +56,6 @@ def _pass_k(ax: Axes, src: Source, models: list[str], colors: list[tuple[float, 
     ax.set_xlabel("j (samples of a task)")
     ax.set_ylabel("share of tasks (mean over tasks)")
     ax.set_title("pass$^j$ (solid) and pass@$j$ (dashed)")
-    ax.legend(frameon=False, loc="lower left")
     return True
 
 
@@ -92,7 +91,6 @@ def _diagram(ax: Axes, src: Source, models: list[str], colors: list[tuple[float,
     for _name, label, marker, filled in SETS:
         ax.plot([], [], marker=marker, ls="none", color="#444444", markerfacecolor="#444444" if filled else "none",
                 label=label)  # fmt: skip
-    ax.legend(frameon=False, loc="upper left")
     ax.set_xlabel(f"mean confidence in the bin ({src.text('tcons.cal.bins')} equal-width bins)")
     ax.set_ylabel("share of the bin's trials passed")
     ax.set_title("Reliability diagram")
@@ -111,5 +109,6 @@ def draw(src: Source) -> Figure:
     ):
         if not part(ax, src, models, colors):
             no_data(ax, reason)
+    shared_legend(fig, [axes[1], axes[0]])  # one key below both panels: a model's colour is the same in each
     fig.suptitle("Every capability task on one build: outcome consistency and calibration")
     return fig

@@ -12,7 +12,7 @@ from slmbench.config import load_config
 from slmbench.paper.facts import FACT_COLUMNS, StudyFacts, study_facts
 from slmbench.paper.render import Renderer
 from slmbench.paper.results import Results
-from slmbench.paper.sections import FIGURE_PARTS, render_paper
+from slmbench.paper.sections import ACROSS_MODELS, FIGURE_PARTS, render_paper
 
 logger = logging.getLogger(__name__)
 APPENDIX_TABLES = ("per_task",)
@@ -47,6 +47,7 @@ def renderer(facts: StudyFacts, results: Results, templates: Path) -> Renderer:
         templates=templates,
         figure_parts=FIGURE_PARTS,
         figures=frozenset(FIGURES),
+        across_models=ACROSS_MODELS,
         tables=frozenset(TABLES) | frozenset(APPENDIX_TABLES),
     )
 

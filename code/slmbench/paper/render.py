@@ -96,6 +96,8 @@ class Renderer:
     """The registered figures (``slmbench.figures`` registry)."""
     tables: frozenset[str]
     """The tables the pipeline writes (``paper/generated/tab_<name>.tex``)."""
+    across_models: frozenset[str] = frozenset()
+    """The figures that place models against one another, left out of a study of one model."""
     included: list[str] = field(default_factory=list)
     included_tables: list[str] = field(default_factory=list)
     places: Mapping[str, str] = field(default_factory=dict)
@@ -192,7 +194,8 @@ class Renderer:
     def has_figure(self, name: str) -> bool:
         """Whether figure ``name`` is registered, declared for the text and its parts ran."""
         parts = self.figure_parts.get(name)
-        return name in self.figures and parts is not None and self.facts.has(*parts)
+        across = name in self.across_models and len(self.facts.models) < 2
+        return name in self.figures and parts is not None and self.facts.has(*parts) and not across
 
     def figure(self, name: str, caption: str, *, wide: bool = False) -> str:
         """A figure environment for ``figures/fig_<name>.pdf`` (label ``fig:<name>``).
@@ -207,6 +210,8 @@ class Renderer:
         missing = [p for p in self.figure_parts[name] if not self.facts.has(p)]
         if missing:
             raise RenderError(f"figure {name!r} needs {', '.join(missing)}, which this study did not run")
+        if name in self.across_models and len(self.facts.models) < 2:
+            raise RenderError(f"figure {name!r} places models against one another; this study has one model")
         self.included.append(name)
         placement = "figure*" if wide else "figure"
         return (

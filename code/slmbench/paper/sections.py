@@ -150,6 +150,10 @@ named: its panels are each of a part of their own, ``task_robustness``'s of ``pa
 ``safety_suite``, and the text includes it where any of them ran)."""
 
 
+ACROSS_MODELS: frozenset[str] = frozenset({"accuracy_vs_params", "latency_vs_accuracy"})
+"""The figures that place models against one another (size, wall time): a study of one model has no such figure."""
+
+
 def placements(facts: StudyFacts, results: Results | None = None) -> dict[str, Place]:
     """Where each section that applies to the study goes (a section left out has no place)."""
     applied = [s for s in SECTIONS if s.applies(facts, results)]

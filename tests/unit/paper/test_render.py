@@ -105,6 +105,21 @@ def test_a_figure_without_data_or_registration_fails(tmp_path: Path, name: str, 
     assert not r.has_figure(name)
 
 
+def test_a_figure_that_places_models_against_one_another_needs_two_models(tmp_path: Path) -> None:
+    """A study of one model has no accuracy-against-size figure: ``has_figure`` says so and ``figure`` refuses it;
+    with two models both include it."""
+    one = StudyFacts(**{**facts().__dict__, "models": (SMOL,)})
+    template = "((( has_figure('accuracy_vs_params') )))"
+    for study, shown in ((facts(), "True"), (one, "False")):
+        r = renderer(tmp_path, template, facts=study)
+        r.across_models = frozenset({"accuracy_vs_params"})
+        assert r.render("t.tex.j2") == shown
+    r = renderer(tmp_path, "((( figure('accuracy_vs_params', 'x') )))", facts=one)
+    r.across_models = frozenset({"accuracy_vs_params"})
+    with pytest.raises(RenderError, match="places models against one another; this study has one model"):
+        r.render("t.tex.j2")
+
+
 def test_tables_are_those_the_pipeline_writes(tmp_path: Path) -> None:
     assert (
         renderer(tmp_path, "((( table('capability') )))").render("t.tex.j2")

@@ -46,17 +46,19 @@ def render(ran: frozenset[str], samples: bool, template: str = "task_consistency
 
 
 def test_the_subsection_states_each_models_numbers() -> None:
-    """Each number by its key (the render fails on a key the topic did not define), and the sentences chosen by
-    the numbers: qa has a task left out, qb has no samples and, having passed no primary trial, an AUROC given
+    """Each number by its key (the render fails on a key the topic did not define), each finding once across the
+    models, and the sentences chosen by the numbers: qa has a task left out, qb has no samples and, having passed no primary trial, an AUROC given
     in words in the appendix, which holds every model's calibration over the primary trials."""
     text = render(frozenset({"capability", "sampling"}), samples=True)
     values = numbers()
     assert text.lstrip().startswith("\\subsection{Consistency and predictability on every capability task}")
-    assert "\\res{tcons.phrase.outcome.qa}" in text and "\\res{tcons.cal.samples.qa.discrimination}" in text
+    assert "(mixed outcomes): \\res{tcons.mixed.qa.k} of \\res{tcons.n.tasks.qa} for qa." in text
+    assert "(pass$^1$): \\res{tcons.pass-hat-k.qa} against \\res{tcons.pass-hat.1.qa} for qa" in text
+    assert "Over the samples of qa, \\res{tcons.cal.samples.qa.discrimination}; Table~\\ref{tab:task_consistency} gives" in text
     assert (
         "\\res{tcons.pass-hat-k.qa.lo}" not in text and "\\res{tcons.cal.samples.qa.brier}" not in text
     )  # the table's
-    assert "One task with fewer scored samples is left out." in text
+    assert "Tasks with fewer scored samples are left out: \\res{tcons.n.short.qa} of qa." in text
     assert "qb has no samples" in text and "Appendix~\\ref{app:reliability}" in text
     assert "tcons.cal.primary" not in text  # the primary trials' calibration is the appendix's
     appendix = render(

@@ -40,20 +40,22 @@ def ablation(res: TopicResult, trials: pd.DataFrame, alpha: float, margin: float
     mechanism_models: set[str] = set()
     alone: list[str] = []
     for cmp in comparisons(trials):
+        outcome = _comparison(res, trials, cmp, alpha, margin, table)
+        condition = cmp.name.split(" vs ")[0]
         if cmp.family == "mechanism":
             mechanism_models |= set(cmp.base.rows["model"].astype(str)) & set(
                 cmp.other.rows["model"].astype(str)
             )
-        outcome = _comparison(res, trials, cmp, alpha, margin, table)
-        if cmp.added:
             row = outcome.pooled
-            label = f"{cmp.added.replace('_', ' ')} alone"
-            alone.append(
-                phrases.gain_phrase(label, row["only_primary"], row["only_other"], row["p"], "task pair")
-            )
+            label = f"{cmp.added.replace('_', ' ')} alone" if cmp.added else f"the {condition} protocol"
+            gain = phrases.gain_phrase(label, row["only_primary"], row["only_other"], row["p"], "task pair")
+            summary["mechanism"].append(gain)
+            if cmp.added:
+                alone.append(gain)
+        else:
+            summary[cmp.family].append(f"{condition}: {outcome.phrase}")
         if not cmp.is_rerun:  # a rerun crosses machines by design
             crossing[cmp.name] = (outcome.n_cross, outcome.n_pairs)
-        summary[cmp.family].append(f"{cmp.name.split(' vs ')[0]}: {outcome.phrase}")
     res.tables["comparisons"] = table
     ablations = summary["ablation"] + summary["limit"]
     prov = nb.provenance(_PAIRED, dict(SCOPE), "every ablation")

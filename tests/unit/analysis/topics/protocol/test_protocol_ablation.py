@@ -105,7 +105,8 @@ def test_a_side_with_two_trials_of_one_key_on_one_cpu_is_an_error() -> None:
 def test_the_mechanism_runs_pair_each_added_condition_and_full_with_the_base_on_their_build() -> None:
     """On a portable build "P": the base (only a clean KV cache) passes T1 for qa, the answer channel added passes
     T1-T3, stuck detection added T1, and full (rerun "portable") T1-T4. Each mechanism protocol and full pair with
-    the base on "P" (not with full's native run on "A"); the ablations' phrase leaves them out."""
+    the base on "P" (not with full's native run on "A"); the ablations' phrase leaves them out, and the mechanisms'
+    phrase says in brief what each gained and lost."""
     df = trials().assign(cpu="A", build="native/A", rerun=None)
     df["conditions"] = df["protocol"].map({"legacy": "", "full": "canonical_history+clean_kv"})
     on = {"legacy-kv": "clean_kv", "legacy-kv-answer": "answer_channel+clean_kv", "legacy-kv-stuck": "stuck_detection+clean_kv",
@@ -136,4 +137,9 @@ def test_the_mechanism_runs_pair_each_added_condition_and_full_with_the_base_on_
         and got["proto.cmp.full-legacy-kv.n.cross-cpu"] == 0
     )
     assert "legacy-kv" not in got["proto.phrase.ablations"]
-    assert got["proto.phrase.mechanisms"].startswith("legacy-kv-answer: ")
+    mechanisms = got["proto.phrase.mechanisms"].split("; ")
+    assert [m.split(" gained ")[0] for m in mechanisms] == [
+        "answer channel alone", "stuck detection alone", "the full protocol"
+    ]  # fmt: skip
+    assert mechanisms[0].startswith("answer channel alone gained two task pairs and lost none (exact McNemar p")
+    assert got["proto.phrase.mechanisms-alone"] == "; ".join(mechanisms[:2])
