@@ -33,7 +33,6 @@ test: latex browser
 	$(BIN)/python envs/lint_rules.py
 	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile -m "not model" --durations=25
 	$(BIN)/python -m pytest -q -m model --durations=10
-	$(BIN)/snakemake verify --cores $(CORES)
 
 test-browser: browser
 	$(BIN)/python -m pytest -q tests/integration/test_site_browser.py

@@ -242,6 +242,34 @@ def test_a_context_comparison_without_an_overflow_says_so(one_model_two_windows:
 
 
 @pytest.fixture(scope="module")
+def one_model_one_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One GGUF file of the user's, the capability suite only, seven tasks: nothing to compare."""
+    model = "qwen2.5-coder-1.5b"
+    config = {
+        **BASE, "models": {"my-coder": gguf(model, str(weights_path(STUDY.models[model])))},
+        "suites": ["capability"], "repeats": 1, "tasks": {"capability": SEVEN},
+    }  # fmt: skip
+    return build(
+        tmp_path_factory.mktemp("solo"),
+        config,
+        lambda work: place(work, "my-coder", f"{model}/{RERUN}", into=PRIMARY, tasks=SEVEN),
+    )
+
+
+def test_a_study_of_one_model_and_one_suite_speaks_of_one_model_and_compares_nothing(
+    one_model_one_suite: Path,
+) -> None:
+    facts, text, _ = checked(one_model_one_suite)
+    assert facts.ran == {"capability"} and len(facts.models) == 1
+    assert "The model, and what ran it as its trials' fingerprints record it: my-coder" in text
+    assert "\\paragraph{How the model fails.}" in text and "largest model's" not in abstract(text)
+    for said_of_comparisons in ("McNemar", "Effect sizes", "Every comparison", "TOST", "few models"):
+        assert said_of_comparisons not in text, said_of_comparisons
+    assert "fig:accuracy_vs_params" not in text and "fig:latency_vs_accuracy" not in text
+    assert "A model that never writes a call" not in text
+
+
+@pytest.fixture(scope="module")
 def served_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two files, each behind a server of its own: capability suite, seven tasks."""
     small, large = "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"

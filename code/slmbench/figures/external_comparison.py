@@ -1,6 +1,6 @@
-"""This study against the reproduced published study (Karmacharya 2026) in one figure: capability accuracy and
-composite reliability against model size, both studies' models on shared axes (the other figures show this
-study only)."""
+"""This study beside the reproduced published study (Karmacharya 2026) in one figure: capability accuracy and
+composite reliability against model size, each study in panels of its own (their suites, servers and reliability
+blocks differ, so their numbers are not set on one axis), the other figures show this study only."""
 
 from __future__ import annotations
 
@@ -15,45 +15,43 @@ from slmbench.figures.source import Source
 from slmbench.figures.studies import OURS, REPRODUCED, Study
 from slmbench.figures.style import BASE_COLOR, no_data, panels
 
-PANELS: tuple[tuple[str, KeyOf, str], ...] = (
-    ("Capability accuracy", Study.acc, "capability accuracy"),
-    ("Composite reliability", Study.composite, "composite reliability"),
+PANELS: tuple[tuple[KeyOf, str], ...] = (
+    (Study.acc, "capability accuracy"),
+    (Study.composite, "composite reliability"),
 )
 
 
-def _panel(ax: Axes, src: Source, y: KeyOf, ylabel: str) -> tuple[list[Study], bool]:
-    """Both studies' model points of ``y`` against size; the studies drawn, and whether a base model was."""
-    drawn, base = [], False
-    for study in (OURS, REPRODUCED):
-        points = model_points(src, study, study.models(src), Study.params, y, x_log=True)
-        if points:
-            scatter_points(ax, points, study.color)
-            label_points(ax, points)
-            drawn.append(study)
-            base = base or any(p.is_base for p in points)
-    if drawn:
-        log_axis(ax, "x")
-        ax.margins(x=0.15)
-        percent_axis(ax)
-        ax.set_xlabel("parameters (billions, log scale)")
-        ax.set_ylabel(ylabel)
-    return drawn, base
+def _panel(ax: Axes, src: Source, study: Study, y: KeyOf, ylabel: str) -> tuple[bool, bool]:
+    """One study's model points of ``y`` against size; whether any was drawn, and whether a base model was."""
+    points = model_points(src, study, study.models(src), Study.params, y, x_log=True)
+    if not points:
+        return False, False
+    scatter_points(ax, points, study.color)
+    label_points(ax, points)
+    log_axis(ax, "x")
+    ax.margins(x=0.15)
+    percent_axis(ax)
+    ax.set_xlabel("parameters (billions, log scale)")
+    ax.set_ylabel(ylabel)
+    return True, any(p.is_base for p in points)
 
 
 @figure(reads=("capability", "reliability", "external"))
 def draw(src: Source) -> Figure:
     """``cap.acc.<m>`` and ``ext.acc.<m>``, ``rel.composite.<m>`` and ``ext.rel.composite.<m>`` (as published)
     against ``cap.params.<m>`` / ``ext.params.<m>``."""
-    fig, axes = panels(len(PANELS), ncols=1, height=3.2)  # one panel a row: room for 13 labels
+    pairs = [(study, panel) for panel in PANELS for study in (OURS, REPRODUCED)]
+    fig, axes = panels(len(pairs), ncols=2, height=2.6)  # a row per measure, a column per study
     studies: set[str] = set()
     base = False
-    for ax, (title, y, ylabel) in zip(axes, PANELS, strict=True):
-        drawn, with_base = _panel(ax, src, y, ylabel)
+    for ax, (study, (y, ylabel)) in zip(axes, pairs, strict=True):
+        drawn, with_base = _panel(ax, src, study, y, ylabel)
         base = base or with_base
-        if not drawn:
+        if drawn:
+            studies.add(study.id)
+        else:
             no_data(ax, f"no {ylabel}")
-        ax.set_title(title)
-        studies |= {s.id for s in drawn}
+        ax.set_title(study.label)  # the row's measure is its y label
     handles = [
         Line2D([], [], marker="o", ls="none", color=s.color, label=s.label)
         for s in (OURS, REPRODUCED)

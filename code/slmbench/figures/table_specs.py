@@ -37,6 +37,9 @@ class TableSpec:
     label_align: str = "l"
 
 
+_WRAPPED = ">{{\\raggedright\\arraybackslash}}p{{{width}}}"
+"""A column whose text wraps, ragged, in ``width``."""
+
 _PARAPHRASES = (
     "Para.: the share of paraphrased runs (each paraphrase of each capability task) whose outcome differs from the "
     "task's original run; $n$ = pairs, with a 95\\% interval from resampling tasks (the paraphrases of a task share "
@@ -273,11 +276,6 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
             Column("$p$", "srv.model.{m}.mcnemar.p"),
             Column("Diff. 90\\% CI", "srv.model.{m}.diff", interval=True),
             Column("TOST $p$", "srv.model.{m}.equiv.p"),
-            Column("Calls in-proc.", "srv.model.{m}.calls.primary"),
-            Column("Calls returned", "srv.model.{m}.calls.returned"),
-            Column("In raw text", "srv.model.{m}.calls.raw"),
-            Column("Dropped", "srv.model.{m}.calls.dropped.k"),
-            Column("Changed", "srv.model.{m}.calls.changed.k"),
         ),
         caption="The same GGUF files run in-process and behind a server that applies its own chat template and "
         "tool-call parser, on the same capability tasks under the primary protocol at the lowest temperature, "
@@ -285,10 +283,23 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         "another kind than the primary results' pairs with its in-process run there, so its in-process accuracy "
         "can differ from the capability table's): accuracy with Wilson 95\\% intervals and the exact McNemar "
         "$p$; the 90\\% score interval of the paired difference (served minus in-process) and the TOST $p$ of "
-        "equivalence within the study's margin (Section~\\ref{sec:design}); the tool calls the "
-        "in-process harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our "
-        "parser reads in the server's raw generated text, those the server's parser dropped or changed (another "
-        "name or other arguments).[[ Base models are marked \\textsuperscript{b}.]]",
+        "equivalence within the study's margin (Section~\\ref{sec:design}).[[ Base models are marked "
+        "\\textsuperscript{b}.]]",
+    ),
+    "serving_calls": TableSpec(
+        topic="serving",
+        base_key="srv.model.{m}.base",
+        columns=(
+            Column("Calls in-process", "srv.model.{m}.calls.primary"),
+            Column("Calls returned", "srv.model.{m}.calls.returned"),
+            Column("In raw text", "srv.model.{m}.calls.raw"),
+            Column("Dropped", "srv.model.{m}.calls.dropped.k"),
+            Column("Changed", "srv.model.{m}.calls.changed.k"),
+        ),
+        caption="The tool calls of the serving comparison of Table~\\ref{tab:serving}: those the in-process "
+        "harness accepted and those the server returned as \\texttt{tool\\_calls}; of the calls our parser reads "
+        "in the server's raw generated text, those the server's parser dropped or changed (another name or other "
+        "arguments).[[ Base models are marked \\textsuperscript{b}.]]",
     ),
     "served_twins": TableSpec(
         topic="serving",
@@ -355,13 +366,14 @@ TABLES: dict[str, TableSpec | GridTableSpec] = {
         topic="rejudged",
         base_key=None,
         row_header="Trial",
+        # long ids and reasons wrap at print size instead of the table being scaled down
+        label_align=_WRAPPED.format(width="4.0cm"),
         columns=(
             Column("Model", "rejudged.trial.{m}.model", align="l"),
-            Column("Task", "rejudged.trial.{m}.task", align="l"),
             Column("Protocol", "rejudged.trial.{m}.protocol", align="l"),
             Column("Recorded", "rejudged.trial.{m}.recorded", align="l"),
             Column("Now", "rejudged.trial.{m}.now", align="l"),
-            Column("Changed by", "rejudged.trial.{m}.rule", align="l"),
+            Column("Changed by", "rejudged.trial.{m}.rule", align=_WRAPPED.format(width="4.6cm")),
         ),
         caption="The trials whose verdict in this paper differs from the one their record holds: each trial (its id "
         "after the study and the model), the verdict written when it ran (Recorded) and the one the current checks "
