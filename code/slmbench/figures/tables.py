@@ -123,7 +123,8 @@ def with_columns_of(spec: TableSpec, models: list[str], numbers: dict[str, dict[
 
 def _row(spec: TableSpec, m: str, numbers: dict[str, dict[str, Any]], topic: dict[str, Any]) -> str:
     label = latex_escape(topic.get("labels", {}).get(m, m))
-    label = label.replace("/", "/\\allowbreak{}")  # a trial id wraps at its slashes
+    if "p{" in spec.label_align:  # a wrapping label column: a trial id breaks at its slashes
+        label = label.replace("/", "/\\allowbreak{}")
     if _marked(spec, m, numbers):
         label += f"\\textsuperscript{{{spec.mark}}}"
     return " & ".join([label, *(_cell(c, m, numbers) for c in spec.columns)]) + " \\\\"

@@ -57,8 +57,8 @@ def test_the_trials_whose_verdict_changed_are_listed_with_both_verdicts_and_the_
                                  "tables": res.tables, "labels": res.labels}, default=str))  # fmt: skip
     tex = render_table("rejudged", doc)
     assert (
-        "capability/T2/original/T0/r0 & m:1b & T2 & legacy & success & failure & answered: no final answer"
-        in tex
+        "capability/\\allowbreak{}T2/\\allowbreak{}original/\\allowbreak{}T0/\\allowbreak{}r0 & m:1b & legacy & "
+        "success & failure & answered: no final answer" in tex
     )
 
 
