@@ -8,8 +8,11 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: paper site test test-browser test-served llama-server setup latex browser trials lock clean-analysis slurm-test slurm-plumbing
 
-$(BIN)/.setup-done: envs/requirements.lock pyproject.toml envs/setup.sh envs/install_llamacpp.sh code/slmbench/backends/llamacpp_build.py
-	bash envs/setup.sh
+# The system packages a target needs install beside the Python set-up (apt downloads while llama.cpp compiles).
+paper: SYSTEM = --latex
+test: SYSTEM = --latex --browser
+$(BIN)/.setup-done: envs/requirements.lock pyproject.toml envs/setup.sh envs/system_packages.sh envs/install_llamacpp.sh code/slmbench/backends/llamacpp_build.py
+	bash envs/setup.sh $(SYSTEM)
 	touch $@
 
 setup: $(BIN)/.setup-done
