@@ -123,6 +123,11 @@ class StudyFacts:
         return (self.instruct or self.models)[-1]
 
     @property
+    def several(self) -> bool:
+        """Whether the study has more than one model: a study of one compares no models and speaks of one."""
+        return len(self.models) > 1
+
+    @property
     def largest_alone(self) -> bool:
         """Whether the largest instruction-tuned model is larger than every other (no other shares its size)."""
         pool = self.instruct or self.models

@@ -194,7 +194,7 @@ class Renderer:
     def has_figure(self, name: str) -> bool:
         """Whether figure ``name`` is registered, declared for the text and its parts ran."""
         parts = self.figure_parts.get(name)
-        across = name in self.across_models and len(self.facts.models) < 2
+        across = name in self.across_models and not self.facts.several
         return name in self.figures and parts is not None and self.facts.has(*parts) and not across
 
     def figure(self, name: str, caption: str, *, wide: bool = False) -> str:
@@ -210,7 +210,7 @@ class Renderer:
         missing = [p for p in self.figure_parts[name] if not self.facts.has(p)]
         if missing:
             raise RenderError(f"figure {name!r} needs {', '.join(missing)}, which this study did not run")
-        if name in self.across_models and len(self.facts.models) < 2:
+        if name in self.across_models and not self.facts.several:
             raise RenderError(f"figure {name!r} places models against one another; this study has one model")
         self.included.append(name)
         placement = "figure*" if wide else "figure"
