@@ -3,7 +3,7 @@
 # Both install what they need on first use (see envs/setup.sh).
 VENV := .venv
 BIN := $(VENV)/bin
-CORES ?= 2
+CORES ?= $(shell nproc)
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: paper site test test-browser test-served llama-server setup latex browser trials lock clean-analysis slurm-test slurm-plumbing

@@ -4,7 +4,8 @@ made by `slmbench init`, its config written there), and checked against its stud
 No model runs in most of them: their records are the project's committed ones, placed as the records of the
 study's own models (tests/fixtures/study_records.py), or a scripted model's, run through the workflow there.
 
-- one GGUF file in-process and the same file behind llama-server (capability, 7 tasks, no base model);
+- one GGUF file in-process and the same file behind llama-server (capability, 7 tasks, no base model), its PDF
+  built by `snakemake paper` where LaTeX is installed;
 - one file under two names, both in-process, with the null control (no model passes or writes a call);
 - two models behind two servers only;
 - the reliability suite only, with the README's few tasks (two of its four dimensions) and a base model;
@@ -149,7 +150,7 @@ def one_file_two_ways(tmp_path_factory: pytest.TempPathFactory) -> Path:
         place(work, "my-qwen-gguf", f"{model}/{RERUN}", into=PRIMARY, tasks=SEVEN)
         place(work, "my-qwen-served", f"{model}/{SERVED}", into=PRIMARY, tasks=SEVEN, served=True)
 
-    targets = (*TEXT, "paper/main.pdf") if shutil.which("latexmk") else tuple(TEXT)
+    targets = ("paper",) if shutil.which("latexmk") else tuple(TEXT)  # `snakemake paper`, as the README says
     return build(tmp_path_factory.mktemp("twins"), config, records, targets=targets)
 
 
@@ -173,8 +174,12 @@ def test_one_file_in_process_and_served_is_said_to_be_one_file_and_compared_task
     assert left_out(text, "reliability", "protocol", "appendix_reproduction", "appendix_comparisons")
     assert "Fault injection" not in text and "Refusal classifier" not in text
     assert "No transcripts" not in (one_file_two_ways / "paper/generated/transcripts.tex").read_text()
-    if shutil.which("latexmk"):
+    trials = pd.read_parquet(one_file_two_ways / "data/processed/trials.parquet", columns=["model", "study"])
+    assert set(trials["model"]) == {"my-qwen-gguf", "my-qwen-served"} and set(trials["study"]) == {"slmbench"}
+    if shutil.which("latexmk"):  # the folder's own paper: nothing of the project's other records enters it
         assert (one_file_two_ways / "paper/main.pdf").stat().st_size > 10_000
+        assert not (one_file_two_ways / "figures/fig_external_comparison.pdf").exists()
+        assert not (one_file_two_ways / "paper/generated/tab_eligibility.tex").exists()
 
 
 @pytest.fixture(scope="module")

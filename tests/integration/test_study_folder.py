@@ -2,8 +2,8 @@
 ``snakemake`` run there as the README says. No real model runs: a scripted model (configured in config.yaml), an
 OpenAI-compatible fixture server, and the project's committed records.
 
-Checked: the trials, the tables and the paper are the folder's own (nothing of the repository's data/raw enters
-them); a served model's trials in flight never exceed its ``concurrency`` across shards; one failing model does
+Checked: the trials and the tables are the folder's own (nothing of the repository's data/raw enters them; a
+folder's PDF is built in test_paper_studies.py); a served model's trials in flight never exceed its ``concurrency`` across shards; one failing model does
 not stop the others, and the run ends naming each failed shard and why; a config error is one line.
 """
 
@@ -162,26 +162,3 @@ def test_a_config_error_stops_snakemake_with_one_line(tmp_path: Path) -> None:
         "config.yaml: serving_comparison.models: 'qwen2.5-coder-1.5b' is not a model of this study (models:"
         " double): remove it, or the block, or configure the model"
     ]
-
-
-@pytest.mark.skipif(shutil.which("latexmk") is None, reason="LaTeX is not installed (make test installs it)")
-def test_the_paper_of_a_study_folder_is_built_there_from_its_own_records(tmp_path: Path) -> None:
-    """Two of the project's models, their committed primary shards brought into the folder: `snakemake paper`
-    builds the folder's paper from them (no model runs), and nothing of the project's other records enters."""
-    shipped = yaml.safe_load((ROOT / "config.yaml").read_text())
-    models = {m: shipped["models"][m] for m in ("smollm2-135m", "gemma3-270m")}
-    folder = init_study(tmp_path, models)
-    for model in models:
-        (folder / "data/raw/slmbench" / model).mkdir(parents=True)
-        for suite in ("capability", "reliability"):
-            stem = f"{suite}_T0_native_repaired_p-full.jsonl"
-            shutil.copy(ROOT / "data/raw/slmbench" / model / stem, folder / "data/raw/slmbench" / model)
-    built = run(folder, "snakemake", "paper", "--cores", "2")
-    assert built.returncode == 0, built.stderr[-4000:]
-    assert (folder / "paper/main.pdf").stat().st_size > 10_000
-    trials = pd.read_parquet(
-        folder / "data/processed/trials.parquet", columns=["model", "study", "source_file"]
-    )
-    assert set(trials["model"]) == set(models) and set(trials["study"]) == {"slmbench"}
-    assert not (folder / "figures/fig_external_comparison.pdf").exists()
-    assert not (folder / "paper/generated/tab_eligibility.tex").exists()

@@ -19,7 +19,14 @@ import pytest
 from slmbench.sources import imports, modules
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("slmbench", "slmbench.vocab", "slmbench.conditions", "slmbench.registration", "slmbench.sources"),
+    (
+        "slmbench",
+        "slmbench.vocab",
+        "slmbench.conditions",
+        "slmbench.registration",
+        "slmbench.sources",
+        "slmbench.yamltext",
+    ),
     ("slmbench.backends", "slmbench.tools"),
     ("slmbench.config", "slmbench.study"),
     ("slmbench.records",),

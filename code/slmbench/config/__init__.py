@@ -43,6 +43,7 @@ from slmbench.vocab import (
     StudyPart,
     Suite,
 )
+from slmbench.yamltext import safe_load
 
 __all__ = [
     "BuildRun", "ConfigError", "ContextComparison", "EligibilityPlan", "ModelSpec", "NullControl",
@@ -299,7 +300,7 @@ def load_config(path: Path | str = "config.yaml") -> StudyConfig:
     """Read and validate config.yaml."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     if not isinstance(data, dict):

@@ -18,16 +18,18 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slmbench.backends.base import Backend
 from slmbench.backends.llamacpp_backend import LlamaCppSettings, usable_cpus
-from slmbench.backends.openai_backend import OpenAISettings
 from slmbench.config import ConfigError, ModelSpec
 from slmbench.models.llama_server import LlamaServer, llama_server_binary, server_build
 from slmbench.models.registry import open_backend
 from slmbench.models.weights import verify
 from slmbench.run.key import ShardKey
+
+if TYPE_CHECKING:  # the openai client loads only for a serving shard (a second per process that imports the runner)
+    from slmbench.backends.openai_backend import OpenAISettings
 
 PARALLEL = 1
 """Server slots: one trial at a time, as in-process."""
@@ -44,6 +46,8 @@ def serving_settings(key: ShardKey, spec: ModelSpec, budget_s: float) -> dict[st
     """
     if key.server is None:
         return None
+    from slmbench.backends.openai_backend import OpenAISettings
+
     if not isinstance(spec, LlamaCppSettings) or spec.chat_format is not None:
         raise ConfigError(
             f"shard {key.name}: a serving shard needs an embedded model (backend llamacpp, weights) with the GGUF's"
@@ -63,6 +67,8 @@ def serving_settings(key: ShardKey, spec: ModelSpec, budget_s: float) -> dict[st
 
 def served_spec(spec: ModelSpec, settings: dict[str, Any], base_url: str, alias: str) -> OpenAISettings:
     """The in-process model's entry as an ``openai`` model served at ``base_url`` under ``alias``."""
+    from slmbench.backends.openai_backend import OpenAISettings
+
     return OpenAISettings.model_validate(
         {
             **spec.model_dump(include=set(ModelSpec.model_fields) - {"weights"}),

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from slmbench.judging.criteria import CRITERION_KINDS
 from slmbench.tasks.schema import Task
 from slmbench.vocab import SUITES
+from slmbench.yamltext import safe_load
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ def parse_task(data: Any, path: Path | str = "<memory>") -> Task:
 def read_yaml(path: Path) -> Any:
     """The parsed YAML of a data file; :class:`TaskFileError` (``<file>`` or ``<yaml>``) if it cannot be read."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise TaskFileError(path, "<file>", f"cannot read: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:

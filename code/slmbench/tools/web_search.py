@@ -8,11 +8,11 @@ import logging
 import re
 from typing import Any
 
-import yaml
 from rank_bm25 import BM25Okapi
 
 from slmbench.tools.arguments import ArgumentError, get_int, need_str
 from slmbench.tools.base import ToolContext, ToolResult, register_tool
+from slmbench.yamltext import safe_load
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def tokenize(text: str) -> list[str]:
 def default_corpus() -> tuple[dict[str, str], ...]:
     """The shipped distractor documents (``tools/data/corpus.yaml``)."""
     source = importlib.resources.files("slmbench.tools").joinpath("data/corpus.yaml").read_text("utf-8")
-    documents = yaml.safe_load(source)["documents"]
+    documents = safe_load(source)["documents"]
     return tuple({key: str(doc[key]) for key in ("id", "title", "url", "text")} for doc in documents)
 
 
