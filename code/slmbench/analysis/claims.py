@@ -15,7 +15,6 @@ from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from slmbench.analysis.stats_bimodality import BIMODAL_THRESHOLD, bimodality_coefficient
 from slmbench.analysis.stats_bootstrap import Draw, cluster_bootstrap
@@ -51,6 +50,8 @@ class Finding:
 
 def _bh(ps: Sequence[float], alpha: float) -> list[float]:
     """Benjamini-Hochberg adjusted p-values (an undefined p counts as 1)."""
+    from statsmodels.stats.multitest import multipletests  # imported on first use (start-up time)
+
     if not ps:
         return []
     clean = [p if math.isfinite(p) else 1.0 for p in ps]

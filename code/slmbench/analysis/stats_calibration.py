@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.stats import mannwhitneyu
 
 from slmbench.analysis.stats_bootstrap import BootstrapResult, Draw, cluster_bootstrap
 from slmbench.analysis.stats_rates import ALPHA
@@ -37,6 +36,8 @@ def brier(confidence: ArrayLike, passed: ArrayLike) -> float:
 
 def auroc(confidence: ArrayLike, passed: ArrayLike) -> float:
     """Area under the ROC curve of confidence against success; nan without both outcomes."""
+    from scipy.stats import mannwhitneyu  # imported on first use (start-up time)
+
     c, y = np.asarray(confidence, dtype=float), np.asarray(passed, dtype=bool)
     if y.all() or not y.any():
         return float("nan")

@@ -9,7 +9,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm, pearsonr, rankdata, spearmanr
 
 from slmbench.analysis.stats_rates import ALPHA
 
@@ -30,6 +29,8 @@ _UNDEFINED = Correlation(math.nan, math.nan, math.nan, math.nan, 0)
 
 def fisher_z_interval(r: float, n: int, alpha: float = ALPHA) -> tuple[float, float]:
     """Interval ``tanh(atanh(r) -+ z / sqrt(n - 3))``; ``nan`` when ``n <= 3`` or ``|r| == 1``."""
+    from scipy.stats import norm  # imported on first use (start-up time)
+
     if n <= 3 or not math.isfinite(r) or abs(r) >= 1.0:
         return math.nan, math.nan
     z, se = math.atanh(r), 1.0 / math.sqrt(n - 3)
@@ -44,6 +45,8 @@ def correlate(
 
     Returns ``nan`` fields when fewer than three points or a constant variable make it undefined.
     """
+    from scipy.stats import pearsonr, spearmanr  # imported on first use (start-up time)
+
     xs, ys = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
     n = len(xs)
     if n < 3 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
@@ -104,6 +107,8 @@ def spearman_permutation_p(x: Iterable[float], y: Iterable[float]) -> float:
     Raises:
         ValueError: More than ``MAX_EXACT_PERMUTATION`` points.
     """
+    from scipy.stats import rankdata  # imported on first use (start-up time)
+
     xs, ys = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
     n = len(xs)
     if n > MAX_EXACT_PERMUTATION:

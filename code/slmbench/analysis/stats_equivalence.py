@@ -31,8 +31,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import optimize, stats
-
 from slmbench.analysis.stats_rates import ALPHA
 from slmbench.vocab import DEFAULT_EQUIVALENCE_MARGIN
 
@@ -73,6 +71,8 @@ def score_statistic(only_first: int, only_second: int, n: int, d0: float) -> flo
 
 def score_interval(only_first: int, only_second: int, n: int, level: float) -> tuple[float, float]:
     """Tango's score interval of the difference (second minus first) at confidence ``level`` (two-sided)."""
+    from scipy import optimize, stats  # imported on first use (start-up time)
+
     if n <= 0:
         return math.nan, math.nan
     z = float(stats.norm.ppf(0.5 + level / 2))
@@ -99,6 +99,8 @@ def tost_paired_binary(
     Raises:
         ValueError: a margin outside (0, 1), or counts that do not fit in ``n``.
     """
+    from scipy import stats  # imported on first use (start-up time)
+
     if not 0 < margin < 1:
         raise ValueError(f"an equivalence margin is a difference in accuracy between 0 and 1, not {margin}")
     if min(only_first, only_second, n) < 0 or only_first + only_second > n:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from scipy.special import comb
-
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Probability that at least one of ``k`` runs drawn without replacement from ``n`` passes.
@@ -15,12 +13,16 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         c: Passing runs.
         k: Runs drawn, ``1 <= k <= n``.
     """
+    from scipy.special import comb  # imported on first use (start-up time)
+
     _check(n, c, k)
     return float(1.0 - comb(n - c, k, exact=True) / comb(n, k, exact=True))
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """Probability that all ``k`` runs drawn without replacement from ``n`` pass: ``C(c, k) / C(n, k)``."""
+    from scipy.special import comb  # imported on first use (start-up time)
+
     _check(n, c, k)
     return float(comb(c, k, exact=True) / comb(n, k, exact=True))
 

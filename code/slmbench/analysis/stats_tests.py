@@ -10,15 +10,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest, fisher_exact
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 
 from slmbench.analysis.stats_rates import ALPHA, cohens_h
 
 
 def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided Fisher exact p-value of the 2x2 table of successes and failures of two samples."""
+    from scipy.stats import fisher_exact  # imported on first use (start-up time)
+
     table = [[k1, n1 - k1], [k2, n2 - k2]]
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
@@ -43,6 +42,8 @@ def pairwise_fisher(counts: dict[str, tuple[int, int]], alpha: float = ALPHA) ->
         counts: Model -> ``(successes, trials)`` of the models to compare (controls left out by the caller).
         alpha: False discovery rate.
     """
+    from statsmodels.stats.multitest import multipletests  # imported on first use (start-up time)
+
     models = sorted(m for m, (_, n) in counts.items() if n > 0)
     pairs = list(itertools.combinations(models, 2))
     if not pairs:
@@ -100,6 +101,8 @@ def bh_adjust(ps: Sequence[float], alpha: float = ALPHA) -> tuple[list[float], l
     Returns:
         The adjusted p-values and whether each is below ``alpha``, in the order of ``ps``.
     """
+    from statsmodels.stats.multitest import multipletests  # imported on first use (start-up time)
+
     tested = [i for i, p in enumerate(ps) if math.isfinite(p)]
     p_adj, reject = [math.nan] * len(ps), [False] * len(ps)
     if tested:
@@ -147,6 +150,8 @@ def paired_outcomes(first: Sequence[bool], second: Sequence[bool]) -> Paired:
 
 def flip_binomial_p(flips_down: int, flips_up: int) -> float:
     """Exact binomial test that pass->fail and fail->pass flips are equally likely (p = 0.5)."""
+    from scipy.stats import binomtest  # imported on first use (start-up time)
+
     n = flips_down + flips_up
     if n == 0:
         return math.nan
@@ -155,6 +160,8 @@ def flip_binomial_p(flips_down: int, flips_up: int) -> float:
 
 def mcnemar_p(both: int, only_first: int, only_second: int, neither: int, exact: bool = True) -> float:
     """McNemar test p-value of paired binary outcomes given the four cells of the paired table."""
+    from statsmodels.stats.contingency_tables import mcnemar  # imported on first use (start-up time)
+
     if only_first + only_second == 0:
         return math.nan
     table = np.array([[both, only_first], [only_second, neither]])

@@ -12,14 +12,13 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullFormatter
 from matplotlib.transforms import Bbox
 
-from slmbench.figures.style import BASE_COLOR, BASE_HATCH, SMALL_PT, model_label
+from slmbench.figures.style import BASE_COLOR, BASE_HATCH, SMALL_PT, model_label, qualitative_colors
 
 NOT_RUN = "not run"
 """What a bar or heatmap cell without a value says."""
@@ -220,6 +219,8 @@ def hbar_models(
 def heatmap(ax: Axes, grid: pd.DataFrame, *, cbar_label: str = "pass rate") -> None:
     """A 0..1 heatmap with percentage annotations (rows: models, columns: conditions); a NaN cell was not run
     and says so (``NOT_RUN``)."""
+    import seaborn as sns  # imported on first use (it imports scipy.stats: a second per figure)
+
     values = grid.astype(float)
     sns.heatmap(
         values,
@@ -255,7 +256,7 @@ def stacked_shares(
 ) -> None:
     """Horizontal stacked bars of shares (rows: labels, first at the bottom; columns: ``categories``); a row
     without any share says ``missing`` when given."""
-    colors = sns.color_palette(palette, len(categories))
+    colors = qualitative_colors(palette, len(categories))
     left = np.zeros(len(shares))
     pos = np.arange(len(shares))
     for cat, color in zip(categories, colors, strict=True):

@@ -8,7 +8,6 @@ numbers ``proto.rep.<model>.<t>.acc`` with ``.lo``/``.hi``, ``.pass-at-k`` and `
 
 from __future__ import annotations
 
-import seaborn as sns
 from matplotlib.figure import Figure
 
 from slmbench.analysis.numbers import slug, temp_slug
@@ -16,7 +15,7 @@ from slmbench.figures.plots import errors, labels_of, percent_axis
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
 from slmbench.figures.studies import OURS
-from slmbench.figures.style import BASE_COLOR, no_data, panels, shared_legend
+from slmbench.figures.style import BASE_COLOR, no_data, panels, qualitative_colors, shared_legend
 
 TOPIC = "protocol"
 
@@ -31,7 +30,7 @@ def draw(src: Source) -> Figure:
         no_data(acc_ax, "no trial under the full protocol")
         no_data(k_ax, "no repeats")
         return fig
-    palette = sns.color_palette("tab10", max(len(models), 1))  # a model keeps its colour across figures
+    palette = qualitative_colors("tab10", max(len(models), 1))  # a model keeps its colour across figures
     k_values: set[int] = set()
     for i, (label, model, base) in enumerate(
         zip(labels_of(models), models["model"], models["is_base"], strict=True)

@@ -70,6 +70,13 @@ def apply_style() -> None:
     matplotlib.style.use(_RC)
 
 
+def qualitative_colors(name: str, n: int) -> list[tuple[float, float, float]]:
+    """The first ``n`` colours of matplotlib's qualitative colour map ``name`` ("tab10", "Set2"), repeated past its
+    end (seaborn's ``color_palette(name, n)`` of these maps, without importing seaborn)."""
+    colors = matplotlib.colormaps[name].colors  # type: ignore[attr-defined]
+    return [tuple(colors[i % len(colors)])[:3] for i in range(n)]  # type: ignore[misc]
+
+
 def study_label(study: str) -> str:
     """Human label of a study."""
     return STUDY_LABELS.get(study, study)

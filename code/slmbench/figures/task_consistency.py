@@ -8,7 +8,6 @@ perfect calibration. Its fonts are the shared style's (``style.MIN_TEXT_PT`` or 
 
 from __future__ import annotations
 
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -16,7 +15,7 @@ from slmbench.analysis.numbers import slug
 from slmbench.figures.plots import errors, percent_axis
 from slmbench.figures.registry import figure
 from slmbench.figures.source import Source
-from slmbench.figures.style import no_data, panels, shared_legend
+from slmbench.figures.style import no_data, panels, qualitative_colors, shared_legend
 
 TOPIC = "task_consistency"
 SETS = (("samples", "samples (T > 0)", "o", True), ("primary", "primary trials (T = 0)", "s", False))
@@ -101,7 +100,7 @@ def _diagram(ax: Axes, src: Source, models: list[str], colors: list[tuple[float,
 def draw(src: Source) -> Figure:
     """pass^j and pass@j against j per model, and the reliability diagram of the samples and the primary trials."""
     models = _models(src)
-    colors = list(sns.color_palette("tab10", max(len(models), 1)))[: len(models)]
+    colors = qualitative_colors("tab10", len(models))
     fig, axes = panels(2)
     for ax, part, reason in (
         (axes[0], _pass_k, "no task has samples above T = 0"),

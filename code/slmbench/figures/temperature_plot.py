@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pandas as pd
-import seaborn as sns
 from matplotlib.axes import Axes
 
 from slmbench.figures.layout import PanelDrawer
 from slmbench.figures.plots import errors, labels_of
 from slmbench.figures.source import Source
 from slmbench.figures.studies import Study
-from slmbench.figures.style import BASE_COLOR
+from slmbench.figures.style import BASE_COLOR, qualitative_colors
 
 TempKey = Callable[[Study, str, float], str]
 """The key of a model's value at one temperature (``Study.temp_acc``, ``Study.temp_diff``)."""
@@ -27,7 +26,7 @@ def temperature_panel(key: TempKey, *, ylabel: str) -> PanelDrawer:
         if rows.empty:
             return False
         drawn = False
-        palette = sns.color_palette("tab10", max(len(models), 1))  # a model keeps its colour across figures
+        palette = qualitative_colors("tab10", max(len(models), 1))  # a model keeps its colour across figures
         for i, (label, model, base) in enumerate(
             zip(labels_of(models), models["model"], models["is_base"], strict=True)
         ):

@@ -14,7 +14,6 @@ import math
 from typing import Any
 
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from slmbench.analysis import numbers as nb
 from slmbench.analysis.numbers import Number
@@ -77,6 +76,8 @@ def _versus_top(
         return []
     (k_top, n_top) = counts[top]
     ps = [fisher_p(k_top, n_top, *counts[m]) for m in others]
+    from statsmodels.stats.multitest import multipletests  # imported on first use (start-up time)
+
     reject, padj, _, _ = multipletests(ps, alpha=alpha, method="fdr_bh")
     fn = fisher_p
     out: list[Number] = []
