@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from slmbench.backends.base import Backend, BackendError, ContextOverflow, GenerationOptions, Message
 from slmbench.harness import protocol as proto
 from slmbench.harness.calls import AcceptedCall, ParseOutcome
 from slmbench.harness.parser import parse_output
 from slmbench.harness.scaffolds import get_scaffold
+from slmbench.harness.schema_check import validator_for
 from slmbench.records import schema as rec
 from slmbench.tasks.variants import TrialSpec
 from slmbench.tools.base import Tool, ToolContext, ToolResult, function_schema
@@ -100,7 +99,7 @@ class _Trial:
     def execute(self, turn: int, call_id: str, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one accepted call, with fault injection; records fault and result events."""
         tool = self.tools[name]
-        jsonschema.validate(arguments, tool.parameters)  # the parser validated; this guards the guard
+        validator_for(tool.parameters).validate(arguments)  # the parser validated; this guards the guard
         kind = self.faults.fault_for(name)
         if kind is not None:
             self.run.events.append(
