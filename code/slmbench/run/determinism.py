@@ -92,14 +92,16 @@ def reference_models(config: StudyConfig) -> tuple[str, str]:
     return by_size[0], by_size[-1]
 
 
-def measure(config: StudyConfig, models: tuple[str, ...]) -> dict[str, dict[str, list[int]]]:
-    """The reply tokens of every reference prompt for each of ``models`` on this host."""
+def measure(
+    config: StudyConfig, models: tuple[str, ...], tasks: tuple[str, ...] = REFERENCE_TASKS
+) -> dict[str, dict[str, list[int]]]:
+    """The reply tokens of the reference prompts of ``tasks`` (default: all) for each of ``models`` on this host."""
     conditions = config.conditions(config.protocol)
     out: dict[str, dict[str, list[int]]] = {}
     for model in models:
         backend = open_backend(model, model_spec(config, model), prefix_cache=False)
         try:
-            out[model] = {task: reply_tokens(backend, task, conditions) for task in REFERENCE_TASKS}
+            out[model] = {task: reply_tokens(backend, task, conditions) for task in tasks}
         finally:
             backend.close()
     return out
