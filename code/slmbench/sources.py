@@ -88,6 +88,7 @@ def closure(roots: Iterable[str]) -> frozenset[str]:
     return frozenset(seen)
 
 
+@functools.cache
 def package_data(package: str) -> tuple[Path, ...]:
     """The data files of a package: every file in its folder, or in a folder below it that is not a package,
     that is not a module (task files, the search corpus, the site's assets)."""
