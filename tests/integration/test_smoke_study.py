@@ -17,6 +17,7 @@ from tests.integration.smoke_workdir import make_workdir, snakemake
 from slmbench.config import load_config
 from slmbench.models.weights import weights_path
 from slmbench.paper import study_facts
+from slmbench.paper.sections import drawn_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
@@ -61,7 +62,8 @@ def test_the_pdf_exists_and_its_text_is_true_for_the_study(study: Path) -> None:
     assert "smollm2-135m" in prose(text_of(study / "paper"))
     log = (study / "paper" / "main.log").read_text(errors="replace")
     assert "undefined references" not in log and "Reference `" not in log
-    assert len(list((study / "figures").glob("fig_*.pdf"))) >= 16
+    drawn = {p.name for p in (study / "figures").glob("fig_*.pdf")}
+    assert drawn == {f"fig_{name}.pdf" for name in drawn_figures(config)} and "fig_radar.pdf" not in drawn
 
 
 def test_verify_recomputes_every_number_from_raw(study: Path) -> None:
@@ -92,13 +94,13 @@ def test_the_report_holds_the_figures_and_tables(study: Path) -> None:
     result = snakemake(study, "paper", "--report", "report.html")
     assert result.returncode == 0, result.stderr[-3000:]
     report = (study / "report.html").read_text(errors="replace")
-    assert "Figures" in report and "Tables" in report and "fig_radar.pdf" in report
+    assert "Figures" in report and "Tables" in report and "fig_failure_classes.pdf" in report
 
 
 def test_editing_one_figure_module_reruns_that_figure_the_macros_and_the_pdf(study: Path) -> None:
     """No topic reruns; ``macros`` (seconds) does, because provenance.json records the package's source hash, and
     with it the text (which reads the numbers)."""
-    module = study / "code" / "slmbench" / "figures" / "radar.py"
+    module = study / "code" / "slmbench" / "figures" / "failure_classes.py"
     module.write_text(module.read_text() + "\n# edited\n")  # Snakemake ignores a bare touch (same checksum)
     result = snakemake(study, "paper", "-n")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -1,12 +1,12 @@
 # The topics' inputs and options, generated from the topic registry (rules in code/rules/analysis.smk).
 from slmbench.analysis.topics import TOPIC_INPUTS, TOPICS, TRIAL_TOPICS, study_topics, topic_files
-from slmbench.figures.registry import study_figures
+from slmbench.paper.sections import drawn_figures
 
 STUDY_TOPICS = study_topics(STUDY.parts())
 """The topics this study computes: every topic of no optional part, and those of the parts its config asks for."""
 STUDY_TRIAL_TOPICS = [t for t in TRIAL_TOPICS if t in STUDY_TOPICS]
-STUDY_FIGURES = study_figures(STUDY_TOPICS)
-"""The figures it draws: those whose every topic it computes."""
+STUDY_FIGURES = drawn_figures(STUDY)
+"""The figures it draws: those whose every topic it computes and that its text can include (of parts it plans)."""
 
 ANALYSIS_BOOTSTRAP_SEED = STUDY.bootstrap_seed  # not the trial seed (`seed`): each has its own config key
 ANALYSIS_N_BOOT = STUDY.bootstrap_resamples

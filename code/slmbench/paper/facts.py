@@ -229,6 +229,18 @@ FACT_COLUMNS = ("study", "model", "source_file", "cpu", "build", "primary", "sui
 """The trials table's columns the facts read (``primary``: the role tidy decided; without it, decided here)."""
 
 
+def planned_parts(config: StudyConfig, shard_parts: dict[str, set[Part]] | None = None) -> frozenset[Part]:
+    """The parts ``config`` plans: those of its shards (``shard_parts``, default: of its plan), the eligibility
+    study and the published studies where it configures them (the study's records have no say)."""
+    by_shard = _shard_parts(config) if shard_parts is None else shard_parts
+    planned: set[Part] = set().union(*by_shard.values()) if by_shard else set()
+    if config.eligibility is not None:
+        planned.add("eligibility")
+    if config.published_studies:
+        planned.add("external")
+    return frozenset(planned)
+
+
 def study_facts(
     config: StudyConfig, trials: pd.DataFrame, *, eligibility: bool = False, external: bool = False
 ) -> StudyFacts:
@@ -246,7 +258,7 @@ def study_facts(
         ours["model"].astype(str) + "/" + ours["source_file"].astype(str).map(lambda s: PurePosixPath(s).stem)
     )
     recorded = set(names)
-    planned: set[Part] = set().union(*shard_parts.values()) if shard_parts else set()
+    planned: set[Part] = set(planned_parts(config, shard_parts))
     ran = {p for shard, parts in shard_parts.items() if shard in recorded for p in parts}
     cpus: dict[str, tuple[str, ...]] = {}
     ran_models: dict[str, tuple[str, ...]] = {}
@@ -259,13 +271,8 @@ def study_facts(
     if len(ours):
         cpus["primary"] = tuple(sorted(firsts["cpu"].dropna().astype(str).unique()))
     for flag, part in ((eligibility, "eligibility"), (external, "external")):
-        planned.add(part)  # type: ignore[arg-type]
         if flag:
             ran.add(part)  # type: ignore[arg-type]
-    if config.eligibility is None:
-        planned.discard("eligibility")
-    if not config.published_studies:
-        planned.discard("external")
     models = model_facts(config, firsts)
     with_trials = set(firsts["model"].astype(str))
     pairs = served_pairs(m for m in models if m.name in with_trials)

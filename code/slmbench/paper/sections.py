@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from slmbench.paper.facts import COMPARISON_PARTS, PARTS, Part, StudyFacts
+from slmbench.analysis.topics import study_topics
+from slmbench.config import StudyConfig
+from slmbench.figures.registry import study_figures
+from slmbench.paper.facts import COMPARISON_PARTS, PARTS, Part, StudyFacts, planned_parts
 from slmbench.paper.render import Renderer
 from slmbench.paper.results import Results
 from slmbench.vocab import SUITES
@@ -152,6 +155,19 @@ named: its panels are each of a part of their own, ``task_robustness``'s of ``pa
 
 ACROSS_MODELS: frozenset[str] = frozenset({"accuracy_vs_params", "latency_vs_accuracy"})
 """The figures that place models against one another (size, wall time): a study of one model has no such figure."""
+
+
+def drawn_figures(config: StudyConfig) -> tuple[str, ...]:
+    """The figures the study of ``config`` draws: those whose every topic it computes (``study_figures``) and that
+    its text can include. A figure of a part it does not plan (``FIGURE_PARTS``) would show no data, and one that
+    sets models against one another (``ACROSS_MODELS``) needs several; a figure the text never includes (not in
+    ``FIGURE_PARTS``) is drawn all the same."""
+    planned, several = planned_parts(config), len(config.models) > 1
+    return tuple(
+        name
+        for name in study_figures(study_topics(config.parts()))
+        if set(FIGURE_PARTS.get(name, ())) <= planned and (several or name not in ACROSS_MODELS)
+    )
 
 
 def placements(facts: StudyFacts, results: Results | None = None) -> dict[str, Place]:

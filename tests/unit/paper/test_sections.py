@@ -1,6 +1,7 @@
 """Where each section goes: a body section that the paper covers more fully elsewhere moves to the appendix (before
 the appendix section it names), and stays in the body of a study that lacks the fuller account; the main text
-refers to a section by its place, and a reference to a section left out fails the render."""
+refers to a section by its place, and a reference to a section left out fails the render; a study draws the figures
+its text can include."""
 
 from __future__ import annotations
 
@@ -8,9 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from slmbench.analysis.topics import study_topics
+from slmbench.config import load_config
+from slmbench.figures.registry import study_figures
 from slmbench.paper import SECTIONS, Renderer, RenderError, Results, StudyFacts
 from slmbench.paper.model_facts import ModelFacts
-from slmbench.paper.sections import FIGURE_PARTS, MAIN_TEXT_PAGES, placements, render_paper
+from slmbench.paper.sections import (
+    ACROSS_MODELS,
+    FIGURE_PARTS,
+    MAIN_TEXT_PAGES,
+    drawn_figures,
+    placements,
+    render_paper,
+)
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "paper" / "templates"
 MODELS = (
@@ -95,3 +106,18 @@ def test_moved_sections_are_rendered_in_the_appendix_before_the_section_they_nam
     assert order.index("boundary") + 1 == order.index("reliability")
     assert order.index("reliability") + 1 == order.index("appendix_reliability")
     assert "\\section{comparisons" not in (tmp_path / "text_body.tex").read_text()
+
+
+def test_a_study_draws_the_figures_its_text_can_include_and_none_of_a_part_it_does_not_plan() -> None:
+    root = Path(__file__).resolve().parents[3]
+    shipped = load_config(root / "config.yaml")
+    assert set(drawn_figures(shipped)) == set(
+        study_figures(study_topics(shipped.parts()))
+    )  # it plans every part
+    one_model = load_config(root / "tests/integration/smoke_config.yaml")  # one model, the capability suite
+    drawn = drawn_figures(one_model)
+    assert set(drawn) == {n for n, parts in FIGURE_PARTS.items() if parts == ("capability",)} - ACROSS_MODELS
+    two = one_model.model_copy(
+        update={"models": {**one_model.models, "other": one_model.models["smollm2-135m"]}}
+    )
+    assert set(drawn_figures(two)) == set(drawn) | ACROSS_MODELS
