@@ -32,6 +32,7 @@ site: setup
 test: latex browser
 	$(BIN)/slmbench models fetch smollm2-135m qwen2.5-coder-1.5b
 	$(BIN)/ruff check code tests bench
+	$(BIN)/ruff format --check code tests bench
 	$(BIN)/mypy
 	$(BIN)/python envs/lint_rules.py
 	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile -m "not model" --durations=25

@@ -28,7 +28,9 @@ from slmbench.models.registry import open_backend
 from slmbench.models.weights import verify
 from slmbench.run.key import ShardKey
 
-if TYPE_CHECKING:  # the openai client loads only for a serving shard (a second per process that imports the runner)
+if (
+    TYPE_CHECKING
+):  # the openai client loads only for a serving shard (a second per process that imports the runner)
     from slmbench.backends.openai_backend import OpenAISettings
 
 PARALLEL = 1

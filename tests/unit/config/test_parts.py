@@ -105,8 +105,15 @@ def test_perturbations_and_protocols_run_for_the_models_their_lists_name_or_ever
 
 @pytest.mark.parametrize(
     ("field", "name", "kind"),
-    [("perturbation_models", "gemma3-270m", "an instruction-tuned model"), ("protocol_models", "gpt-9", "a model")],
+    [
+        ("perturbation_models", "gemma3-270m", "an instruction-tuned model"),
+        ("protocol_models", "gpt-9", "a model"),
+    ],
 )
-def test_a_build_run_model_list_naming_no_model_of_its_kind_is_one_line(field: str, name: str, kind: str) -> None:
-    with pytest.raises((ConfigError, ValueError), match=rf"build_run.{field}: '{name}' is not {kind} of this"):
+def test_a_build_run_model_list_naming_no_model_of_its_kind_is_one_line(
+    field: str, name: str, kind: str
+) -> None:
+    with pytest.raises(
+        (ConfigError, ValueError), match=rf"build_run.{field}: '{name}' is not {kind} of this"
+    ):
         _with_build_run(**{field: [name]})

@@ -26,7 +26,9 @@ def test_the_eligibility_table_prints_the_adjusted_paired_p_beside_the_wilson_ru
 def test_the_diagnosis_table_marks_a_cut_off_a_tie_break_chose() -> None:
     tex = render_table("eligibility_diagnosis", topic_docs()["eligibility"])
     assert "closest to 0" in tex
-    assert _row(tex, "m-c & terse & shipped")[4] == "0.00\\textsuperscript{\\dag}"  # the untuned cut-off won the tie
+    assert (
+        _row(tex, "m-c & terse & shipped")[4] == "0.00\\textsuperscript{\\dag}"
+    )  # the untuned cut-off won the tie
     assert "\\dag" not in _row(tex, "m-b & terse & shipped")[4]
 
 

@@ -54,7 +54,10 @@ def test_the_subsection_states_each_models_numbers() -> None:
     assert text.lstrip().startswith("\\subsection{Consistency and predictability on every capability task}")
     assert "(mixed outcomes): \\res{tcons.mixed.qa.k} of \\res{tcons.n.tasks.qa} for qa." in text
     assert "(pass$^1$): \\res{tcons.pass-hat-k.qa} against \\res{tcons.pass-hat.1.qa} for qa" in text
-    assert "Over the samples of qa, \\res{tcons.cal.samples.qa.discrimination}; Table~\\ref{tab:task_consistency} gives" in text
+    assert (
+        "Over the samples of qa, \\res{tcons.cal.samples.qa.discrimination}; Table~\\ref{tab:task_consistency} gives"
+        in text
+    )
     assert (
         "\\res{tcons.pass-hat-k.qa.lo}" not in text and "\\res{tcons.cal.samples.qa.brier}" not in text
     )  # the table's

@@ -59,7 +59,9 @@ def test_n_in_flight_start_in_order_and_come_back_as_they_finish() -> None:
     gauge = _Gauge()
     results = list(in_flight(range(12), gauge, 3))
     assert sorted(results) == list(range(12)) and results.index(0) >= 3  # each once; three overtake call 0
-    assert gauge.peak == 3 and set(gauge.started[:3]) == {0, 1, 2} and sorted(gauge.started) == list(range(12))
+    assert (
+        gauge.peak == 3 and set(gauge.started[:3]) == {0, 1, 2} and sorted(gauge.started) == list(range(12))
+    )
 
 
 def test_closing_early_starts_no_further_call() -> None:

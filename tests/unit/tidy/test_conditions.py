@@ -16,7 +16,9 @@ from slmbench.tidy.rows import conditions_on
         (None, None),
     ],
 )  # fmt: skip
-def test_the_conditions_on_are_named_in_declaration_order(protocol: dict | None, expected: str | None) -> None:
+def test_the_conditions_on_are_named_in_declaration_order(
+    protocol: dict | None, expected: str | None
+) -> None:
     assert conditions_on(protocol) == expected
 
 

@@ -77,13 +77,20 @@ def compute(trials: pd.DataFrame, events: pd.DataFrame | None, params: dict[str,
     harm_rows = []
     for model, part in df.groupby("model", sort=True):
         mine = units[units["model"] == model]
-        tprov = nb.provenance(collapse_repeats, {**base_sel, "model": model}, f"{model}'s units", unit="tasks")
+        tprov = nb.provenance(
+            collapse_repeats, {**base_sel, "model": model}, f"{model}'s units", unit="tasks"
+        )
         fprov = nb.provenance(
-            collapse_repeats, {**sel, "model": model}, f"{model}'s failed units (n of its class shares)", unit="tasks"
+            collapse_repeats,
+            {**sel, "model": model},
+            f"{model}'s failed units (n of its class shares)",
+            unit="tasks",
         )
         res.numbers += [
             nb.count(f"fail.n.units.model.{nb.slug(model)}", len(mine), tprov),
-            nb.count(f"fail.n.failed-units.{nb.slug(model)}", int((mine["outcome"] == "failure").sum()), fprov),
+            nb.count(
+                f"fail.n.failed-units.{nb.slug(model)}", int((mine["outcome"] == "failure").sum()), fprov
+            ),
         ]
         n_harm = int(harm[part.index].sum())
         res.numbers.append(

@@ -14,7 +14,9 @@ def _row(suite: str, build: str, passed: bool, primary: bool, repeat: int = 0) -
                 trial_id=f"{suite}/{build}/{repeat}")  # fmt: skip
 
 
-def test_the_reruns_pair_with_the_capability_run_of_their_own_build_when_the_primary_build_is_another() -> None:
+def test_the_reruns_pair_with_the_capability_run_of_their_own_build_when_the_primary_build_is_another() -> (
+    None
+):
     trials = pd.DataFrame(
         [
             _row("capability", "native/X", passed=True, primary=False),

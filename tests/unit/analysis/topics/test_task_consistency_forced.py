@@ -29,7 +29,9 @@ def test_the_reports_are_totalled_and_select_their_trials(tmp_path: Path) -> Non
     values = {k.removeprefix("tcons.forced."): n.value for k, n in got.items()}
     assert values == {"n.trials": 3, "n.replies": 4, "n.comparable": 3, "n.tokens": 6, "n.equal": 2,
                       "max-diff": pytest.approx(0.05)}  # fmt: skip
-    assert got["tcons.forced.n.trials"].provenance["selection"] == {"trial_id": ["m/a/t1", "m/b/t1", "m/b/t2"]}
+    assert got["tcons.forced.n.trials"].provenance["selection"] == {
+        "trial_id": ["m/a/t1", "m/b/t1", "m/b/t2"]
+    }
     assert got["tcons.forced.n.trials"].provenance["unit"] == "trials"
 
 

@@ -29,6 +29,7 @@ def test_correlations_agree_with_scipy() -> None:
     assert numbers["x.spearman.rho"] == pytest.approx(spearmanr(xs, ys)[0])
     assert numbers["x.pearson.lo"] < numbers["x.pearson.r"] < numbers["x.pearson.hi"]
 
+
 TEN = {"equivalence_margin": 0.1}
 
 

@@ -28,8 +28,7 @@ def test_the_tie_break_is_stated_and_the_configurations_it_decided_are_counted()
     minus infinity does; A's and B's best cut is unique."""
     n, tables = study_numbers(synthetic_runs())
     assert (
-        n[f"{K}.m-c.terse.shipped.tuned.n-tied"] == 2
-        and n[f"{K}.m-c.terse.shipped.tuned.threshold"] == 0.0
+        n[f"{K}.m-c.terse.shipped.tuned.n-tied"] == 2 and n[f"{K}.m-c.terse.shipped.tuned.threshold"] == 0.0
     )
     assert n[f"{K}.m-a.terse.shipped.tuned.n-tied"] == 1 and n[f"{K}.m-b.terse.shipped.tuned.n-tied"] == 1
     assert n["elig.n.diag.tied"] == 1 and n["elig.n.diag.configs"] == 3

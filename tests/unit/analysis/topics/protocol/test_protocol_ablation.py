@@ -83,12 +83,19 @@ def test_a_rerun_on_another_cpu_pairs_each_comparison_on_one_cpu() -> None:
     assert "rerun" not in got["proto.phrase.ablations"]
     # whether the machine changes nothing is TOST's to say, never McNemar's: 12 pairs cannot show it within 10 points
     eq = tost_paired_binary(2, 0, 12, 0.1)
-    assert got["proto.cmp.rerun-2.equiv.p"] == pytest.approx(eq.p) and got["proto.cmp.rerun-2.equiv.shown"] == "no"
-    assert (got["proto.cmp.rerun-2.diff.lo"], got["proto.cmp.rerun-2.diff.hi"]) == pytest.approx((eq.lo, eq.hi))
+    assert (
+        got["proto.cmp.rerun-2.equiv.p"] == pytest.approx(eq.p)
+        and got["proto.cmp.rerun-2.equiv.shown"] == "no"
+    )
+    assert (got["proto.cmp.rerun-2.diff.lo"], got["proto.cmp.rerun-2.diff.hi"]) == pytest.approx(
+        (eq.lo, eq.hi)
+    )
     assert got["proto.cmp.rerun-2.equiv.phrase"].startswith(
         "over 12 task--model pairs the difference is -16.7 percentage points (90% interval"
     )
-    assert got["proto.cmp.rerun-2.qb.equiv.phrase"].startswith("over six tasks the difference is 0.0 percentage")
+    assert got["proto.cmp.rerun-2.qb.equiv.phrase"].startswith(
+        "over six tasks the difference is 0.0 percentage"
+    )
     assert "not a significant" not in got["proto.cmp.rerun-2.qa.phrase"]
 
 
@@ -141,5 +148,7 @@ def test_the_mechanism_runs_pair_each_added_condition_and_full_with_the_base_on_
     assert [m.split(" gained ")[0] for m in mechanisms] == [
         "answer channel alone", "stuck detection alone", "the full protocol"
     ]  # fmt: skip
-    assert mechanisms[0].startswith("answer channel alone gained two task pairs and lost none (exact McNemar p")
+    assert mechanisms[0].startswith(
+        "answer channel alone gained two task pairs and lost none (exact McNemar p"
+    )
     assert got["proto.phrase.mechanisms-alone"] == "; ".join(mechanisms[:2])

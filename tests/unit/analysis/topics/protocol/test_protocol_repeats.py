@@ -17,7 +17,9 @@ def test_repeats_count_only_the_full_protocol_at_its_usual_limits(numbers: dict[
     assert numbers["proto.power.qa.n-trials"] == 18
 
 
-def test_the_accuracy_over_repeats_counts_tasks_and_its_interval_is_over_them(numbers: dict[str, Any]) -> None:
+def test_the_accuracy_over_repeats_counts_tasks_and_its_interval_is_over_them(
+    numbers: dict[str, Any],
+) -> None:
     """Three identical T = 0 repeats of six tasks are six units: the interval is Wilson's over 6, not over 18."""
     from statsmodels.stats.proportion import proportion_confint
 
