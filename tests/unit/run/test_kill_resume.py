@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[3]
 FIXTURE = REPO / "tests" / "fixtures" / "scripted_shard.py"
 TIMING_FIELDS = {"t", "wall_s", "latency_s", "peak_rss_mb", "started_at"}
-N_TASKS, REPEATS, SLEEP_S, KILLS, KILLS_IN_FLIGHT = 8, 5, 0.02, 20, 10
+N_TASKS, REPEATS, SLEEP_S, KILLS, KILLS_IN_FLIGHT = 8, 5, 0.02, 12, 6
 
 
 def _start(
