@@ -35,12 +35,8 @@ test: latex browser
 	$(BIN)/ruff format --check code tests bench
 	$(BIN)/mypy
 	$(BIN)/python envs/lint_rules.py
-ifeq ($(CORES),1)
-	$(BIN)/python -m pytest -q --durations=25
-else
 	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile -m "not model" --durations=25
 	$(BIN)/python -m pytest -q -m model --durations=10
-endif
 
 test-browser: browser
 	$(BIN)/python -m pytest -q tests/integration/test_site_browser.py
